@@ -1,0 +1,24 @@
+// Package config holds kzadmin's typed configuration: one Config struct whose
+// fields carry Kafka's key names, types and defaults, so an operator's broker
+// server.properties reads the same way here.
+//
+// Default returns the defaults, Validate checks a Config however it was
+// built, and Load layers a Kafka-style .properties file, KZADMIN_*
+// environment variables and command-line flags over the defaults (in that
+// order; later wins) with a fresh viper instance, then validates. Every bad
+// value is refused with its key, the value and what is allowed:
+//
+//	config: unclean.recovery.strategy="Foo": must be one of None, Balanced, Aggressive
+//
+// Keys kzadmin does not know are not an error, since a broker's
+// server.properties has many; Load lists them for the caller to log.
+//
+// Some keys are cluster-wide and dynamic (max.partitions,
+// max.broker.partitions, unclean.leader.election.enable, ...): an operator can
+// change them at run time in the znode /config/brokers/<default>.
+// WithDynamic overlays that znode's map onto the static Config, as a pure
+// function.
+//
+// The package keeps no mutable state of its own and never touches viper's
+// global instance.
+package config

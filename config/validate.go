@@ -1,0 +1,126 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Validate checks every key's value and the rules that join keys (listener
+// names, the inter-broker listener, ...). It returns nil, or one
+// *ValueError per problem joined with errors.Join, in key order, so an
+// operator sees every mistake at once.
+func (c Config) Validate() error {
+	return joinValueErrors(c.validate())
+}
+
+// validate returns the problems as ValueErrors so Load can say where each
+// value came from before joining them.
+func (c Config) validate() []*ValueError {
+	var errs []*ValueError
+	for _, s := range keySpecs() {
+		if s.check == nil {
+			continue
+		}
+		if reason := s.check(c); reason != "" {
+			errs = append(errs, &ValueError{Key: s.name, Value: s.get(c), Reason: reason})
+		}
+	}
+	return append(errs, c.validateListeners()...)
+}
+
+func joinValueErrors(errs []*ValueError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]error, len(errs))
+	for i, e := range errs {
+		out[i] = e
+	}
+	return errors.Join(out...)
+}
+
+// validateListeners applies Kafka's listener rules, plus kzadmin's own: only
+// PLAINTEXT is served for now.
+func (c Config) validateListeners() []*ValueError {
+	var errs []*ValueError
+	bad := func(key, reason string) {
+		spec, _ := lookupSpec(key)
+		errs = append(errs, &ValueError{Key: key, Value: spec.get(c), Reason: reason})
+	}
+	// The later rules compare names with listeners, so a broken list
+	// stops here rather than causing a cascade of follow-on errors.
+	if len(c.Listeners) == 0 {
+		bad("listeners", "must name at least one listener, e.g. PLAINTEXT://:9092")
+		return errs
+	}
+	if r := checkListenerList(c.Listeners, true); r != "" {
+		bad("listeners", r)
+		return errs
+	}
+	for _, l := range c.Listeners {
+		p, ok := c.ListenerSecurityProtocolMap[l.Name]
+		switch {
+		case !ok:
+			bad("listener.security.protocol.map", fmt.Sprintf("has no entry for listener %s", l.Name))
+		case p != ProtocolPlaintext:
+			bad("listener.security.protocol.map", fmt.Sprintf(
+				"listener %s uses %s, which kzadmin does not serve yet (only PLAINTEXT)", l.Name, p))
+		}
+	}
+	for name, p := range c.ListenerSecurityProtocolMap {
+		if _, ok := parseSecurityProtocol(string(p)); !ok || name == "" {
+			bad("listener.security.protocol.map", "protocols must be one of "+joinProtocols())
+			break
+		}
+	}
+	if r := checkListenerList(c.AdvertisedListeners, false); r != "" {
+		bad("advertised.listeners", r)
+	}
+	for _, a := range c.AdvertisedListeners {
+		if !hasListener(c.Listeners, a.Name) {
+			bad("advertised.listeners", fmt.Sprintf("listener %s is not among listeners (%s)", a.Name, listenerNames(c.Listeners)))
+		}
+		if a.Host == "0.0.0.0" || a.Host == "::" {
+			bad("advertised.listeners", fmt.Sprintf("cannot advertise the non-routable address %s", a.Host))
+		}
+	}
+	adv := c.EffectiveAdvertisedListeners()
+	if ib := c.EffectiveInterBrokerListenerName(); len(adv) > 0 && !hasListener(adv, ib) {
+		errs = append(errs, &ValueError{Key: "inter.broker.listener.name", Value: ib,
+			Reason: fmt.Sprintf("must be one of the advertised listener names (%s)", listenerNames(adv))})
+	}
+	return errs
+}
+
+// checkListenerList refuses repeated names and, for bound listeners,
+// repeated ports (port 0 picks a free port, so it may repeat).
+func checkListenerList(ls []Listener, distinctPorts bool) string {
+	names := make(map[string]bool)
+	ports := make(map[int]string)
+	for _, l := range ls {
+		if l.Name == "" {
+			return "every listener needs a name"
+		}
+		if names[l.Name] {
+			return fmt.Sprintf("listener name %s appears twice", l.Name)
+		}
+		names[l.Name] = true
+		if l.Port < 0 || l.Port > 65535 {
+			return fmt.Sprintf("listener %s: port must be between 0 and 65535", l.Name)
+		}
+		if other, dup := ports[l.Port]; distinctPorts && dup && l.Port != 0 {
+			return fmt.Sprintf("listeners %s and %s both use port %d", other, l.Name, l.Port)
+		}
+		ports[l.Port] = l.Name
+	}
+	return ""
+}
+
+func hasListener(ls []Listener, name string) bool {
+	for _, l := range ls {
+		if l.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package brokerchan
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// updateMetadataRequests builds one UpdateMetadata per registered broker in
+// the batch's broker set, ascending by id. Every request carries the same
+// partitions and live brokers; only BrokerEpoch differs (reference §5.4).
+func (b *Batch) updateMetadataRequests(controllerEpoch int32) ([]Request, error) {
+	if b.umAll {
+		for _, br := range b.view.Brokers() {
+			b.umBrokers[br.ID] = struct{}{}
+		}
+	}
+	targets := sortedBrokers(b.view, b.umBrokers)
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	version := b.requestVersion.UpdateMetadata
+	live, err := b.liveBrokers(version)
+	if err != nil {
+		return nil, err
+	}
+	var ungrouped []kmsg.UpdateMetadataRequestTopicPartition
+	var grouped []kmsg.UpdateMetadataRequestTopicState
+	if version < 5 {
+		ungrouped = b.ungroupedPartitionStates(version)
+	} else {
+		grouped = b.topicStates(version)
+	}
+	out := make([]Request, 0, len(targets))
+	for _, br := range targets {
+		req := kmsg.NewPtrUpdateMetadataRequest()
+		req.Version = version
+		req.ControllerID = b.cfg.ControllerID
+		req.ControllerEpoch = controllerEpoch
+		// IsKRaftController (v8) stays false; the v8 tagged Type stays 0.
+		if version >= 5 {
+			req.BrokerEpoch = br.Epoch
+		}
+		req.PartitionStates = ungrouped
+		req.TopicStates = grouped
+		req.LiveBrokers = live
+		out = append(out, Request{Broker: br.ID, Msg: req})
+	}
+	return out, nil
+}
+
+// umPartition fills one partition state for version.
+func umPartition(tp election.TopicPartition, e updateMetadataEntry, version int16) kmsg.UpdateMetadataRequestTopicPartition {
+	ps := kmsg.NewUpdateMetadataRequestTopicPartition()
+	if version < 5 {
+		ps.Topic = tp.Topic
+	}
+	ps.Partition = tp.Partition
+	ps.ControllerEpoch = e.state.ControllerEpoch
+	ps.Leader = e.state.Leader
+	ps.LeaderEpoch = e.state.LeaderEpoch
+	ps.ISR = e.state.ISR
+	ps.ZKVersion = e.state.PartitionEpoch
+	ps.Replicas = e.replicas
+	if version >= 4 {
+		ps.OfflineReplicas = e.offline
+	}
+	return ps
+}
+
+// ungroupedPartitionStates is the v0–v4 layout: one flat list, each entry
+// naming its topic.
+func (b *Batch) ungroupedPartitionStates(version int16) []kmsg.UpdateMetadataRequestTopicPartition {
+	var out []kmsg.UpdateMetadataRequestTopicPartition
+	for _, tp := range sortedPartitions(b.umPartitions) {
+		out = append(out, umPartition(tp, b.umPartitions[tp], version))
+	}
+	return out
+}
+
+// topicStates is the v5+ layout: partitions grouped by topic, with the
+// topic id from v7. A topic without an id gets the zero id, which makes a
+// broker forget the id it had cached.
+func (b *Batch) topicStates(version int16) []kmsg.UpdateMetadataRequestTopicState {
+	var out []kmsg.UpdateMetadataRequestTopicState
+	for _, tp := range sortedPartitions(b.umPartitions) {
+		n := len(out)
+		if n == 0 || out[n-1].Topic != tp.Topic {
+			ts := kmsg.NewUpdateMetadataRequestTopicState()
+			ts.Topic = tp.Topic
+			if version >= 7 {
+				ts.TopicID = b.topicID(tp.Topic)
+			}
+			out = append(out, ts)
+			n++
+		}
+		out[n-1].PartitionStates = append(out[n-1].PartitionStates, umPartition(tp, b.umPartitions[tp], version))
+	}
+	return out
+}
+
+// liveBrokers lists every registered broker, plus Config.Self, ascending by
+// id, shutting-down brokers included.
+func (b *Batch) liveBrokers(version int16) ([]kmsg.UpdateMetadataRequestLiveBroker, error) {
+	brokers := b.view.Brokers()
+	if self := b.cfg.Self; self != nil {
+		// A registered broker with the controller's id (which startup
+		// refuses) would otherwise appear twice.
+		if _, registered := b.view.Broker(self.ID); !registered {
+			brokers = append(slices.Clone(brokers), *self)
+		}
+	}
+	slices.SortFunc(brokers, func(x, y Broker) int { return cmp.Compare(x.ID, y.ID) })
+	out := make([]kmsg.UpdateMetadataRequestLiveBroker, 0, len(brokers))
+	for _, br := range brokers {
+		lb, err := liveBroker(br, version)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, lb)
+	}
+	return out, nil
+}
+
+// liveBroker describes one broker for version: v0 has the host and port of
+// the listener named PLAINTEXT only (Kafka's choice, whatever that
+// listener's protocol); v1+ every endpoint, listener names from
+// v3 (older versions reject names that differ from the protocol's), the
+// rack from v2.
+func liveBroker(br Broker, version int16) (kmsg.UpdateMetadataRequestLiveBroker, error) {
+	lb := kmsg.NewUpdateMetadataRequestLiveBroker()
+	lb.ID = br.ID
+	if version == 0 {
+		ep, err := br.endpoint(znodes.ProtocolPlaintext)
+		if err != nil {
+			return lb, err
+		}
+		lb.Host = ep.Host
+		lb.Port = ep.Port
+		return lb, nil
+	}
+	for _, ep := range br.Endpoints {
+		proto, err := securityProtocolID(ep.SecurityProtocol)
+		if err != nil {
+			return lb, &UnsupportedEndpointError{Version: version, Broker: br.ID, Endpoint: ep}
+		}
+		if version < 3 && ep.Listener != ep.SecurityProtocol {
+			return lb, &UnsupportedEndpointError{Version: version, Broker: br.ID, Endpoint: ep}
+		}
+		e := kmsg.NewUpdateMetadataRequestLiveBrokerEndpoint()
+		e.Port = ep.Port
+		e.Host = ep.Host
+		if version >= 3 {
+			e.ListenerName = ep.Listener
+		}
+		e.SecurityProtocol = proto
+		lb.Endpoints = append(lb.Endpoints, e)
+	}
+	if version >= 2 && br.Rack != nil {
+		rack := *br.Rack
+		lb.Rack = &rack
+	}
+	return lb, nil
+}

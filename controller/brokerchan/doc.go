@@ -1,0 +1,40 @@
+// Package brokerchan is the controller's side of the controller-to-broker
+// traffic of a ZooKeeper-mode Kafka cluster: LeaderAndIsr, UpdateMetadata
+// and StopReplica (controller reference §5, with the broker-side rules of
+// §6 in mind).
+//
+// It has three parts.
+//
+// Building (pure). A Batch is Kafka's ControllerBrokerRequestBatch. The
+// event loop adds what one decision needs (AddLeaderAndIsr,
+// AddUpdateMetadata, AddStopReplica), reading partition state from a View
+// of the controller context, and Emit turns it into one kmsg request per
+// broker (two StopReplicas before v3), in Kafka's order: all LeaderAndIsr,
+// then all UpdateMetadata, then all StopReplica. Versions come from the
+// controller's inter.broker.protocol.version (IBP, ParseIBP), never from
+// ApiVersions, exactly as Kafka's controller does; fields a version does
+// not carry are left at their defaults, so each request equals what the
+// broker decodes. Every request carries the target broker's epoch (the
+// czxid of its registration), the controller id and epoch, and
+// IsKRaftController=false.
+//
+// Sending (goroutines). A Manager holds one channel per broker: an ordered
+// queue and one sender goroutine that keeps at most one request in flight
+// and resends it, reconnecting with a fixed backoff, until a response
+// arrives or the broker is removed (Kafka's RequestSendThread). The
+// connection is our own minimal Kafka client: request header v1 or v2, the
+// controller id as client id, responses matched by correlation id and
+// decoded with kmsg. Each channel is owned by the Manager; RemoveBroker and
+// Close stop it and wait for its goroutine, and fail what it had not
+// delivered with ErrBrokerRemoved or ErrClosed.
+//
+// Reading responses (pure). ParseLeaderAndIsrResponse sorts per-partition
+// outcomes into online and offline (KAFKA_STORAGE_ERROR) replicas, and
+// UpdateOfflineReplicas applies them to the context's offline-directory
+// set; ParseStopReplicaResponse extracts what topic deletion counts;
+// UpdateMetadataError reports the only thing an UpdateMetadata response
+// carries.
+//
+// Not here: TLS and SASL on the channel (DialFunc is the seam for TLS), and
+// deciding what to send, which is the event loop's job.
+package brokerchan

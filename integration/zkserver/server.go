@@ -28,7 +28,7 @@ type Options struct {
 	// TickTime is ZooKeeper's tickTime; session timeouts are bounded to
 	// 2..20 ticks. Zero means 500ms, which allows sessions of 1s to 10s.
 	TickTime time.Duration
-	// HeapMB caps the JVM heap; zero means 256.
+	// HeapMB caps the JVM heap; zero means 1024 (bulk-write tests need more than 256).
 	HeapMB int
 	// Java is the java binary; empty means "java" from PATH.
 	Java string
@@ -72,7 +72,7 @@ func newServer(opts Options, id int, peers []string) (*Server, error) {
 		opts.TickTime = 500 * time.Millisecond
 	}
 	if opts.HeapMB == 0 {
-		opts.HeapMB = 256
+		opts.HeapMB = 1024
 	}
 	if opts.Java == "" {
 		opts.Java = "java"

@@ -1,0 +1,126 @@
+package brokersim
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/zkadmin"
+)
+
+// env holds the package's one ZooKeeper server, started by TestMain; each
+// test works under its own chroot.
+var env struct {
+	server *zkserver.Server
+	seq    atomic.Int64
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	s, err := zkserver.Start(ctx, zkserver.Options{})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "brokersim tests need a ZooKeeper server: %v\n", err)
+		return 1
+	}
+	defer s.Close()
+	env.server = s
+	return m.Run()
+}
+
+func testChroot(tb testing.TB) string {
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(tb.Name())
+	return fmt.Sprintf("/bs/%s-%d", name, env.seq.Add(1))
+}
+
+// testCtx is bounded well under the go test timeout.
+func testCtx(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+// startCluster starts brokers under a fresh chroot; opts fields left zero
+// get test-friendly values. Close runs at cleanup.
+func startCluster(tb testing.TB, opts Options) *Cluster {
+	tb.Helper()
+	opts.ZooKeeperServers = []string{env.server.Addr()}
+	if opts.Chroot == "" {
+		opts.Chroot = testChroot(tb)
+	}
+	if opts.SessionTimeout == 0 {
+		opts.SessionTimeout = 4 * time.Second
+	}
+	if opts.ControlledShutdownBackoff == 0 {
+		opts.ControlledShutdownBackoff = 20 * time.Millisecond
+	}
+	if opts.RequestTimeout == 0 {
+		opts.RequestTimeout = 5 * time.Second
+	}
+	c, err := Start(testCtx(tb), opts)
+	if err != nil {
+		tb.Fatalf("start cluster: %v", err)
+	}
+	tb.Cleanup(c.Close)
+	return c
+}
+
+func specs(ids ...int32) []BrokerSpec {
+	out := make([]BrokerSpec, len(ids))
+	for i, id := range ids {
+		out[i] = BrokerSpec{ID: id, Rack: fmt.Sprintf("rack-%d", id%3)}
+	}
+	return out
+}
+
+// observer opens a ZooKeeper client under the cluster's chroot.
+func observer(tb testing.TB, c *Cluster) *zkadmin.Client {
+	tb.Helper()
+	zk, err := zkadmin.Connect(testCtx(tb), zkadmin.Options{
+		Servers: c.set.ZooKeeperServers, Chroot: c.set.Chroot, SessionTimeout: 4 * time.Second,
+	})
+	if err != nil {
+		tb.Fatalf("connect observer: %v", err)
+	}
+	tb.Cleanup(zk.Close)
+	return zk
+}
+
+// waitGone waits, with a watch, until path is deleted.
+func waitGone(tb testing.TB, ctx context.Context, zk *zkadmin.Client, path string) {
+	tb.Helper()
+	for {
+		exists, _, ch, err := zk.ExistsW(ctx, path)
+		if err != nil {
+			tb.Fatalf("exists %s: %v", path, err)
+		}
+		if !exists {
+			return
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			tb.Fatalf("%s still exists: %v", path, ctx.Err())
+		}
+	}
+}
+
+// waitBroker waits for cond on b's snapshot, failing the test after 30 s.
+func waitBroker(tb testing.TB, b *Broker, what string, cond func(Snapshot) bool) Snapshot {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.WaitFor(ctx, cond); err != nil {
+		tb.Fatalf("broker %d: waiting for %s: %v\nstate: %+v", b.ID(), what, err, b.Snapshot())
+	}
+	return b.Snapshot()
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package brokersim
+
+const raceEnabled = false

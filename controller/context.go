@@ -1,0 +1,264 @@
+package controller
+
+import (
+	"cmp"
+	"encoding/json"
+	"maps"
+	"slices"
+
+	"github.com/kzadmin/kzadmin/controller/brokerchan"
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// TopicPartition is election's partition name, used throughout.
+type TopicPartition = election.TopicPartition
+
+// partition is one partition in the controller context: its assignment,
+// its cached leadership (nil when the controller knows none) and the two
+// state machines' states for it.
+type partition struct {
+	assign   election.ReplicaAssignment
+	lead     *election.LeaderAndIsr
+	state    election.PartitionState
+	replicas map[int32]election.ReplicaState
+	// unknown holds fields of the state znode this package does not know,
+	// re-emitted when the controller rewrites it (design brief §3).
+	unknown map[string]json.RawMessage
+	// stateErr is set when the state znode exists but could not be
+	// decoded; the partition then has no leadership and starts Offline.
+	stateErr error
+}
+
+// replicaState returns the replica's state; an unknown replica counts as
+// NonExistentReplica, as in Kafka.
+func (p *partition) replicaState(r int32) election.ReplicaState {
+	if s, ok := p.replicas[r]; ok {
+		return s
+	}
+	return election.NonExistentReplica
+}
+
+func (p *partition) setReplicaState(r int32, s election.ReplicaState) {
+	if p.replicas == nil {
+		p.replicas = make(map[int32]election.ReplicaState, len(p.assign.Replicas))
+	}
+	p.replicas[r] = s
+}
+
+// topic is one topic in the context.
+type topic struct {
+	name  string
+	id    znodes.UUID
+	parts map[int32]*partition
+	// znode is the assignment as last read (Unknown fields included), kept
+	// so that a rewrite (topic id, replica re-placement) preserves it.
+	znode znodes.TopicAssignment
+}
+
+// clusterContext is Kafka's ControllerContext: everything the active
+// controller knows. It is owned by the event loop goroutine; nothing else
+// reads or writes it. It implements election.Liveness and brokerchan.View
+// with map lookups.
+type clusterContext struct {
+	brokers      map[int32]brokerchan.Broker
+	shuttingDown map[int32]bool
+	offlineDirs  map[int32]map[TopicPartition]bool
+	topics       map[string]*topic
+	topicByID    map[znodes.UUID]string
+	// deleting is topicsToBeDeleted. Topic deletion is driven by the
+	// deletion package, which is not wired in yet, so it stays empty; every
+	// rule that depends on it is in place.
+	deleting map[string]bool
+}
+
+func newClusterContext() *clusterContext {
+	return &clusterContext{
+		brokers:      map[int32]brokerchan.Broker{},
+		shuttingDown: map[int32]bool{},
+		offlineDirs:  map[int32]map[TopicPartition]bool{},
+		topics:       map[string]*topic{},
+		topicByID:    map[znodes.UUID]string{},
+		deleting:     map[string]bool{},
+	}
+}
+
+// Registered implements election.Liveness.
+func (cc *clusterContext) Registered(b int32) bool { _, ok := cc.brokers[b]; return ok }
+
+// ShuttingDown implements election.Liveness.
+func (cc *clusterContext) ShuttingDown(b int32) bool { return cc.shuttingDown[b] && cc.Registered(b) }
+
+// OfflineDir implements election.Liveness.
+func (cc *clusterContext) OfflineDir(b int32, tp TopicPartition) bool { return cc.offlineDirs[b][tp] }
+
+// Broker implements brokerchan.View.
+func (cc *clusterContext) Broker(id int32) (brokerchan.Broker, bool) {
+	b, ok := cc.brokers[id]
+	return b, ok
+}
+
+// Brokers implements brokerchan.View.
+func (cc *clusterContext) Brokers() []brokerchan.Broker {
+	return slices.Collect(maps.Values(cc.brokers))
+}
+
+// TopicID implements brokerchan.View.
+func (cc *clusterContext) TopicID(name string) (znodes.UUID, bool) {
+	t := cc.topics[name]
+	if t == nil || t.id.IsZero() {
+		return znodes.UUID{}, false
+	}
+	return t.id, true
+}
+
+// QueuedForDeletion implements brokerchan.View.
+func (cc *clusterContext) QueuedForDeletion(name string) bool { return cc.deleting[name] }
+
+// Replicas implements brokerchan.View.
+func (cc *clusterContext) Replicas(tp TopicPartition) []int32 {
+	if p := cc.partition(tp); p != nil {
+		return p.assign.Replicas
+	}
+	return nil
+}
+
+// Leadership implements brokerchan.View.
+func (cc *clusterContext) Leadership(tp TopicPartition) (election.LeaderAndIsr, bool) {
+	if p := cc.partition(tp); p != nil && p.lead != nil {
+		return *p.lead, true
+	}
+	return election.LeaderAndIsr{}, false
+}
+
+// partition returns the partition, or nil when the context has no
+// assignment for it.
+func (cc *clusterContext) partition(tp TopicPartition) *partition {
+	t := cc.topics[tp.Topic]
+	if t == nil {
+		return nil
+	}
+	return t.parts[tp.Partition]
+}
+
+// brokerIDs returns the registered broker ids, ascending.
+func (cc *clusterContext) brokerIDs() []int32 { return slices.Sorted(maps.Keys(cc.brokers)) }
+
+// liveBrokerIDs returns registered brokers that are not shutting down.
+func (cc *clusterContext) liveBrokerIDs() []int32 {
+	var out []int32
+	for _, id := range cc.brokerIDs() {
+		if !cc.shuttingDown[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// sortedPartitions returns every partition of the context ordered by topic
+// and partition, so that batches and logs are deterministic.
+func (cc *clusterContext) sortedPartitions() []TopicPartition {
+	var out []TopicPartition
+	for _, name := range slices.Sorted(maps.Keys(cc.topics)) {
+		t := cc.topics[name]
+		for _, p := range slices.Sorted(maps.Keys(t.parts)) {
+			out = append(out, TopicPartition{Topic: name, Partition: p})
+		}
+	}
+	return out
+}
+
+// partitionsWhere returns, in order, the partitions for which keep is true.
+func (cc *clusterContext) partitionsWhere(keep func(TopicPartition, *partition) bool) []TopicPartition {
+	var out []TopicPartition
+	for _, tp := range cc.sortedPartitions() {
+		if keep(tp, cc.partition(tp)) {
+			out = append(out, tp)
+		}
+	}
+	return out
+}
+
+// replicasOnBrokers returns every (partition, replica) hosted by one of ids.
+func (cc *clusterContext) replicasOnBrokers(ids []int32) []replicaKey {
+	var out []replicaKey
+	for _, tp := range cc.sortedPartitions() {
+		for _, r := range cc.partition(tp).assign.Replicas {
+			if slices.Contains(ids, r) {
+				out = append(out, replicaKey{tp, r})
+			}
+		}
+	}
+	return out
+}
+
+// partitionsWithLeaders is Kafka's partitionsWithLeaders: partitions with
+// leadership info, topics queued for deletion excluded.
+func (cc *clusterContext) partitionsWithLeaders() []TopicPartition {
+	return cc.partitionsWhere(func(tp TopicPartition, p *partition) bool {
+		return p.lead != nil && !cc.deleting[tp.Topic]
+	})
+}
+
+// partitionsWithOfflineLeader: partitions with leadership info whose leader
+// is not online, topics queued for deletion excluded.
+func (cc *clusterContext) partitionsWithOfflineLeader() []TopicPartition {
+	return cc.partitionsWhere(func(tp TopicPartition, p *partition) bool {
+		return p.lead != nil && !cc.deleting[tp.Topic] && !election.LeaderOnline(cc, tp, *p.lead)
+	})
+}
+
+// putTopic adds or replaces a topic's assignment; partitions already known
+// keep their leadership and states.
+func (cc *clusterContext) putTopic(name string, a znodes.TopicAssignment) *topic {
+	t := cc.topics[name]
+	if t == nil {
+		t = &topic{name: name, parts: map[int32]*partition{}}
+		cc.topics[name] = t
+	}
+	if !t.id.IsZero() {
+		delete(cc.topicByID, t.id)
+	}
+	t.id, t.znode = a.TopicID, a
+	if !t.id.IsZero() {
+		cc.topicByID[t.id] = name
+	}
+	for id, replicas := range a.Partitions {
+		ra := election.ReplicaAssignment{
+			Replicas: slices.Clone(replicas),
+			Adding:   slices.Clone(a.AddingReplicas[id]),
+			Removing: slices.Clone(a.RemovingReplicas[id]),
+		}
+		if p := t.parts[id]; p != nil {
+			p.assign = ra
+			continue
+		}
+		t.parts[id] = &partition{assign: ra, state: election.NonExistentPartition}
+	}
+	return t
+}
+
+// removeTopic drops a topic and everything about it.
+func (cc *clusterContext) removeTopic(name string) {
+	if t := cc.topics[name]; t != nil && !t.id.IsZero() {
+		delete(cc.topicByID, t.id)
+	}
+	delete(cc.topics, name)
+	delete(cc.deleting, name)
+}
+
+// replicaKey names one replica: a partition and the broker hosting it.
+type replicaKey struct {
+	tp      TopicPartition
+	replica int32
+}
+
+func compareReplicaKeys(a, b replicaKey) int {
+	if c := cmp.Compare(a.replica, b.replica); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.tp.Topic, b.tp.Topic); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.tp.Partition, b.tp.Partition)
+}

@@ -1,0 +1,59 @@
+// Package controller is kzadmin's ZooKeeper-mode Kafka controller: Kafka's
+// KafkaController, rebuilt around one event loop.
+//
+// # Election and fencing
+//
+// Run competes for /controller. Winning is one ZooKeeper multi that creates
+// the ephemeral /controller (v2 JSON) and bumps /controller_epoch
+// conditionally on its version; the version the bump returns fences every
+// later write, each a multi that first checks /controller_epoch still has
+// it (zkadmin.FencedMulti). A fenced write that fails the check
+// (zkadmin.ErrControllerMoved), a ZooKeeper session expiry, or /controller
+// naming another node makes the controller resign at once: the
+// leadership's context is cancelled, its broker channels closed, its
+// goroutines waited for, and requests still queued are answered
+// NOT_CONTROLLER. A watch on /controller starts a new election when it is
+// deleted. Run refuses to start when a broker is registered with node.id.
+//
+// # The event loop
+//
+// One goroutine owns all controller state (the cluster context, the
+// partition and replica state machines, the watch bookkeeping). Watch
+// firings, session changes, broker responses, timers and requests
+// (AlterPartition, ControlledShutdown, ElectLeaders) are events in one
+// FIFO; the loop takes them one at a time. Watches are re-read triggers:
+// a handler re-reads what changed (which re-arms the watch) and diffs it
+// against the context. Decisions come from controller/election (pure
+// functions); the loop writes ZooKeeper (fenced, batched into multis,
+// conditional on each state znode's version and retried on BADVERSION
+// after a fresh read), then tells the brokers through controller/brokerchan
+// (LeaderAndIsr, UpdateMetadata, StopReplica in Kafka's batch order).
+//
+// What it handles: failover load (brokers with their czxid epochs, topics
+// and ids, every partition state, pipelined), broker startup, failure and
+// bounce, endpoint changes, new topics and added partitions (the
+// controller creates the partition state znodes), ISR changes from
+// leaders (AlterPartition), controlled shutdown, preferred and unclean
+// elections (ElectLeaders and /admin/preferred_replica_election), the
+// auto leader rebalance, and replicas on failed log directories.
+//
+// Deliberate differences from Kafka: elections and ISR removals start from
+// the cached leadership instead of re-reading every state znode (at IBP
+// 2.7-IV2 and later only the controller writes them; every write is
+// conditional on the cached version, and a BADVERSION is re-read and
+// retried), which halves the ZooKeeper work of a broker failure; a fenced
+// write failing its check resigns at once, and /controller is released
+// if it still names this node; one undecodable broker or state znode is
+// logged and skipped rather than stopping the whole event.
+//
+// The controller lists itself among the live brokers of every
+// UpdateMetadata (Config.Endpoints), so that brokers can reach it, and
+// never hosts replicas: a replica assigned to its id (broker
+// auto-creation places replicas over every node it knows) is re-placed
+// before the partition goes online.
+//
+// Not yet here: partition reassignment, topic deletion (left to the
+// deletion package), ISR-change and log-dir notification znodes (brokers
+// with an IBP below 2.7-IV2), unclean-config change triggers, and the warm
+// standby. DESIGN.md describes goroutine ownership.
+package controller

@@ -1,0 +1,263 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// electLeadersEvent is an ElectLeaders request waiting for the loop.
+type electLeadersEvent struct {
+	req   *kmsg.ElectLeadersRequest
+	reply chan *kmsg.ElectLeadersResponse
+}
+
+func (*electLeadersEvent) state() State { return StateManualLeaderBalance }
+
+func (e *electLeadersEvent) preempt() { e.reply <- electLeadersNotController(e.req) }
+
+// electLeadersNotController answers NOT_CONTROLLER for every requested
+// partition, and at the top level (v1+) when all partitions were asked for.
+func electLeadersNotController(req *kmsg.ElectLeadersRequest) *kmsg.ElectLeadersResponse {
+	resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
+	if req.Topics == nil {
+		resp.ErrorCode = kerr.NotController.Code
+		return resp
+	}
+	results := map[TopicPartition]electResult{}
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			results[TopicPartition{Topic: t.Topic, Partition: p}] = electResult{code: kerr.NotController.Code}
+		}
+	}
+	resp.Topics = electLeadersTopics(results)
+	return resp
+}
+
+// electResult is one partition's outcome.
+type electResult struct {
+	code int16
+	msg  string
+}
+
+// onElectLeaders is Kafka's ReplicaLeaderElection for an admin client
+// (reference §2.7). PREFERRED elects the first assigned replica if it is
+// live and in the ISR; UNCLEAN runs the offline strategy with unclean
+// election allowed. Kafka's broker holds the response until its metadata
+// shows the new leaders; here it is sent right after the UpdateMetadata.
+func (c *Controller) onElectLeaders(e *electLeadersEvent) error {
+	req := e.req
+	ls := c.leader
+	if ls == nil {
+		e.reply <- electLeadersNotController(req)
+		return nil
+	}
+	typ := election.PreferredElection
+	if req.Version >= 1 {
+		typ = election.ElectionType(req.ElectionType)
+	}
+	results, electable := c.classifyElection(ls, req, typ)
+	failed, err := c.partitionsToOnline(ls, electable, election.StrategyFor(typ, true))
+	if err != nil {
+		e.reply <- electLeadersNotController(req)
+		return err
+	}
+	for _, tp := range electable {
+		ferr := failed[tp]
+		switch {
+		case ferr == nil:
+			results[tp] = electResult{}
+		case typ == election.UncleanElection:
+			results[tp] = electResult{code: kerr.EligibleLeadersNotAvailable.Code, msg: ferr.Error()}
+		default:
+			results[tp] = electResult{code: kerr.PreferredLeaderNotAvailable.Code, msg: ferr.Error()}
+		}
+	}
+	resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
+	resp.Topics = electLeadersTopics(results)
+	e.reply <- resp
+	return nil
+}
+
+// classifyElection answers the partitions that need no election and
+// returns those that do. With no topics listed, every partition is
+// considered and ELECTION_NOT_NEEDED is left out of the answer, as Kafka's
+// broker does.
+func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersRequest, typ election.ElectionType) (
+	map[TopicPartition]electResult, []TopicPartition) {
+	cc := ls.cc
+	all := req.Topics == nil
+	var asked []TopicPartition
+	if all {
+		asked = cc.sortedPartitions()
+	}
+	for _, t := range req.Topics {
+		for _, p := range t.Partitions {
+			asked = append(asked, TopicPartition{Topic: t.Topic, Partition: p})
+		}
+	}
+	results := map[TopicPartition]electResult{}
+	var electable []TopicPartition
+	for _, tp := range asked {
+		p := cc.partition(tp)
+		switch {
+		case p == nil:
+			results[tp] = electResult{code: kerr.UnknownTopicOrPartition.Code,
+				msg: fmt.Sprintf("The partition %s does not exist.", tp)}
+		case cc.deleting[tp.Topic]:
+			results[tp] = electResult{code: kerr.InvalidTopicException.Code, msg: "The topic is being deleted"}
+		case !election.ElectionNeeded(typ, cc, p.assign.Replicas, leaderOf(p)):
+			if !all {
+				results[tp] = electResult{code: kerr.ElectionNotNeeded.Code}
+			}
+		default:
+			electable = append(electable, tp)
+		}
+	}
+	return results, electable
+}
+
+func leaderOf(p *partition) int32 {
+	if p.lead == nil {
+		return election.NoLeader
+	}
+	return p.lead.Leader
+}
+
+// electLeadersTopics groups results by topic, sorted.
+func electLeadersTopics(results map[TopicPartition]electResult) []kmsg.ElectLeadersResponseTopic {
+	byTopic := map[string][]int32{}
+	for tp := range results {
+		byTopic[tp.Topic] = append(byTopic[tp.Topic], tp.Partition)
+	}
+	var out []kmsg.ElectLeadersResponseTopic
+	for _, name := range slices.Sorted(maps.Keys(byTopic)) {
+		rt := kmsg.NewElectLeadersResponseTopic()
+		rt.Topic = name
+		parts := byTopic[name]
+		slices.Sort(parts)
+		for _, p := range parts {
+			r := results[TopicPartition{Topic: name, Partition: p}]
+			rp := kmsg.NewElectLeadersResponseTopicPartition()
+			rp.Partition, rp.ErrorCode = p, r.code
+			if r.msg != "" {
+				msg := r.msg
+				rp.ErrorMessage = &msg
+			}
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		out = append(out, rt)
+	}
+	return out
+}
+
+// onPreferredElectionZnode handles /admin/preferred_replica_election (the
+// legacy tool's request): elect the preferred leader of the listed
+// partitions that need it, then delete the znode. The exists watch, armed
+// here, fires on the deletion and again on the next creation.
+func (c *Controller) onPreferredElectionZnode(ls *leaderState) error {
+	path := znodes.PreferredReplicaElectionPath
+	ok, err := ls.watches.exists(ls.ctx, c.zk, path)
+	if err != nil || !ok {
+		return err
+	}
+	data, _, err := c.zk.Get(ls.ctx, path)
+	if errors.Is(err, zkadmin.ErrNoNode) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	pre, err := znodes.DecodePreferredReplicaElection(data)
+	if err != nil {
+		c.log.Error().Err(err).Msg("ignoring a preferred replica election request that does not decode")
+	}
+	var tps []TopicPartition
+	for _, zp := range pre.Partitions {
+		tp := TopicPartition{Topic: zp.Topic, Partition: zp.Partition}
+		p := ls.cc.partition(tp)
+		if p == nil || ls.cc.deleting[tp.Topic] || slices.Contains(tps, tp) ||
+			!election.ElectionNeeded(election.PreferredElection, ls.cc, p.assign.Replicas, leaderOf(p)) {
+			continue
+		}
+		tps = append(tps, tp)
+	}
+	if len(tps) > 0 {
+		failed, err := c.partitionsToOnline(ls, tps, election.Preferred())
+		if err != nil {
+			return err
+		}
+		c.log.Info().Int("elected", len(tps)-len(failed)).Int("failed", len(failed)).Msg("preferred replica election")
+	}
+	res, err := c.fencedWrite(ls.ctx, ls, []zkadmin.Op{zkadmin.DeleteOp(path, zkadmin.AnyVersion)})
+	if err != nil {
+		return err
+	}
+	if res[0].Err != nil && !errors.Is(res[0].Err, zkadmin.ErrNoNode) {
+		c.log.Error().Err(res[0].Err).Msg("delete " + path)
+	}
+	return nil
+}
+
+// rebalanceEvent is the auto leader rebalance timer firing.
+type rebalanceEvent struct{ gen *leaderState }
+
+func (*rebalanceEvent) state() State { return StateAutoLeaderBalance }
+
+// scheduleRebalance arms the next auto leader rebalance check.
+func (c *Controller) scheduleRebalance(ls *leaderState, after time.Duration) {
+	if !c.conf.AutoLeaderRebalanceEnable {
+		return
+	}
+	ls.rebalance = time.AfterFunc(after, func() { c.queue.push(&rebalanceEvent{gen: ls}) })
+}
+
+// onAutoRebalance is Kafka's checkAndTriggerAutoLeaderRebalance: per
+// preferred broker whose share of partitions led elsewhere exceeds
+// leader.imbalance.per.broker.percentage, elect the preferred leaders that
+// can be elected, one batch per broker. The next check is always scheduled.
+func (c *Controller) onAutoRebalance(e *rebalanceEvent) error {
+	ls := c.leader
+	if ls == nil || e.gen != ls {
+		return nil
+	}
+	defer func() {
+		if c.leader == ls {
+			c.scheduleRebalance(ls, c.conf.LeaderImbalanceCheckInterval)
+		}
+	}()
+	pct := int(c.conf.LeaderImbalancePerBrokerPercentage)
+	for _, bi := range election.CheckImbalance(ls.cc, pct, c.rebalancePartitions(ls)) {
+		if len(bi.Candidates) == 0 {
+			continue
+		}
+		c.log.Info().Int32("broker", bi.Broker).Float64("ratio", bi.Ratio).Int("partitions", len(bi.Candidates)).
+			Msg("auto leader rebalance")
+		if _, err := c.partitionsToOnline(ls, bi.Candidates, election.Preferred()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rebalancePartitions lists every partition as the rebalance check and the
+// imbalance metric see it.
+func (c *Controller) rebalancePartitions(ls *leaderState) []election.RebalancePartition {
+	var out []election.RebalancePartition
+	for _, tp := range ls.cc.sortedPartitions() {
+		p := ls.cc.partition(tp)
+		out = append(out, election.RebalancePartition{
+			Partition: tp, Assignment: p.assign, Current: p.lead, TopicDeleting: ls.cc.deleting[tp.Topic],
+		})
+	}
+	return out
+}

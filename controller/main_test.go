@@ -1,0 +1,263 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/rs/zerolog"
+
+	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// env is the package's one ZooKeeper server, started by TestMain; each test
+// works under its own chroot.
+var env struct {
+	server *zkserver.Server
+	seq    atomic.Int64
+}
+
+func TestMain(m *testing.M) { os.Exit(runTests(m)) }
+
+func runTests(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	s, err := zkserver.Start(ctx, zkserver.Options{})
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "controller tests need a ZooKeeper server: %v\n", err)
+		return 1
+	}
+	defer s.Close()
+	env.server = s
+	return m.Run()
+}
+
+const waitTimeout = 30 * time.Second
+
+func testChroot(tb testing.TB) string {
+	name := strings.NewReplacer("/", "_", " ", "_").Replace(tb.Name())
+	return fmt.Sprintf("/ct/%s-%d", name, env.seq.Add(1))
+}
+
+func testCtx(tb testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	tb.Cleanup(cancel)
+	return ctx
+}
+
+// connectZK opens a client under chroot (through addr when set).
+func connectZK(tb testing.TB, chroot, addr string, timeout time.Duration) *zkadmin.Client {
+	tb.Helper()
+	if addr == "" {
+		addr = env.server.Addr()
+	}
+	if timeout == 0 {
+		timeout = 4 * time.Second
+	}
+	c, err := zkadmin.Connect(testCtx(tb), zkadmin.Options{Servers: []string{addr}, Chroot: chroot, SessionTimeout: timeout})
+	if err != nil {
+		tb.Fatalf("connect: %v", err)
+	}
+	tb.Cleanup(c.Close)
+	if err := c.EnsureTopLevelPaths(testCtx(tb)); err != nil {
+		tb.Fatalf("top-level paths: %v", err)
+	}
+	return c
+}
+
+// node is one controller under test with its own session and listener.
+type node struct {
+	t        testing.TB
+	c        *Controller
+	zk       *zkadmin.Client
+	reg      *prometheus.Registry
+	cancel   context.CancelFunc
+	done     chan error
+	listener net.Listener
+	server   *wire.Server
+}
+
+type nodeOpts struct {
+	id       int32
+	zkAddr   string        // proxy, when the test cuts the session
+	timeout  time.Duration // session timeout
+	unclean  bool
+	logLevel zerolog.Level
+	logTo    io.Writer // also receives the controller's logs
+	// rebalance, when set, is the first auto-rebalance delay and the
+	// check interval (default: an hour, so tests do not rebalance).
+	rebalance time.Duration
+}
+
+// startNode starts a controller under chroot, serving its broker routes on
+// a loopback listener that it lists as its endpoint.
+func startNode(t testing.TB, chroot string, o nodeOpts) *node {
+	t.Helper()
+	zk := connectZK(t, chroot, o.zkAddr, o.timeout)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	conf := config.Default()
+	conf.NodeID = o.id
+	conf.UncleanLeaderElectionEnable = o.unclean
+	conf.ControllerSocketTimeout = 2 * time.Second
+	conf.RequestTimeout = 5 * time.Second
+	firstRebalance := time.Hour
+	if o.rebalance > 0 {
+		firstRebalance, conf.LeaderImbalanceCheckInterval = o.rebalance, o.rebalance
+	}
+	reg := prometheus.NewRegistry()
+	var w io.Writer = zerolog.NewTestWriter(t)
+	if o.logTo != nil {
+		w = io.MultiWriter(w, o.logTo)
+	}
+	log := zerolog.New(w).Level(zerolog.WarnLevel).With().Timestamp().Logger()
+	if o.logLevel != 0 {
+		log = log.Level(o.logLevel)
+	}
+	c, err := New(Config{
+		Conf: conf, ZK: zk, Logger: log, Registry: reg,
+		Endpoints:           []znodes.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: int32(port), SecurityProtocol: "PLAINTEXT"}},
+		FirstRebalanceDelay: firstRebalance,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := wire.NewMux()
+	for _, r := range c.BrokerRoutes() {
+		if err := mux.Register(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := wire.New(wire.Config{Mux: mux})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(ln) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	n := &node{t: t, c: c, zk: zk, reg: reg, cancel: cancel, done: make(chan error, 1), listener: ln, server: srv}
+	go func() { n.done <- c.Run(ctx) }()
+	t.Cleanup(n.stop)
+	return n
+}
+
+// stop ends Run and waits for it; safe to call twice.
+func (n *node) stop() {
+	n.cancel()
+	if n.done != nil {
+		select {
+		case <-n.done:
+		case <-time.After(waitTimeout):
+			n.t.Errorf("controller %d did not stop", n.c.nodeID)
+		}
+		n.done = nil
+	}
+	_ = n.server.Close()
+}
+
+// waitFor polls cond until it holds. Polling reads state; it never stands
+// in for synchronisation on a known event.
+func waitFor(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// cutProxy is a TCP proxy to ZooKeeper that a test can cut, so that the
+// server expires a session that is alive on the client side.
+type cutProxy struct {
+	target string
+	ln     net.Listener
+	mu     sync.Mutex
+	cut    bool
+	conns  map[net.Conn]bool
+	wg     sync.WaitGroup
+}
+
+func newCutProxy(tb testing.TB, target string) *cutProxy {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &cutProxy{target: target, ln: ln, conns: map[net.Conn]bool{}}
+	p.wg.Add(1)
+	go p.accept()
+	tb.Cleanup(func() {
+		_ = p.ln.Close()
+		p.Cut()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *cutProxy) Addr() string { return p.ln.Addr().String() }
+
+func (p *cutProxy) accept() {
+	defer p.wg.Done()
+	for {
+		in, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		out, err := net.DialTimeout("tcp", p.target, time.Second)
+		if p.cut || err != nil {
+			p.mu.Unlock()
+			_ = in.Close()
+			if out != nil {
+				_ = out.Close()
+			}
+			continue
+		}
+		p.conns[in], p.conns[out] = true, true
+		p.wg.Add(2)
+		p.mu.Unlock()
+		go p.pipe(in, out)
+		go p.pipe(out, in)
+	}
+}
+
+func (p *cutProxy) pipe(dst, src net.Conn) {
+	defer p.wg.Done()
+	_, _ = io.Copy(dst, src)
+	_ = dst.Close()
+	_ = src.Close()
+}
+
+// Cut drops every connection and refuses new ones until Heal.
+func (p *cutProxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cut = true
+	for c := range p.conns {
+		_ = c.Close()
+	}
+	clear(p.conns)
+}
+
+// Heal accepts connections again.
+func (p *cutProxy) Heal() {
+	p.mu.Lock()
+	p.cut = false
+	p.mu.Unlock()
+}

@@ -1,0 +1,105 @@
+package controller
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/kzadmin/kzadmin/controller/election"
+)
+
+// metrics are the controller's Prometheus collectors, named after Kafka's
+// JMX beans: kafka.controller:type=KafkaController,name=X becomes
+// kafka_controller_KafkaController_X, and type=ControllerStats likewise.
+// Kafka's rate-and-time meters are histograms in milliseconds and its
+// per-second meters are counters (Prometheus derives the rates).
+type metrics struct {
+	active           prometheus.Gauge
+	offline          prometheus.Gauge
+	imbalance        prometheus.Gauge
+	topics           prometheus.Gauge
+	partitions       prometheus.Gauge
+	state            prometheus.Gauge
+	leaderElection   prometheus.Histogram
+	uncleanElections prometheus.Counter
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	gauge := func(name, help string) prometheus.Gauge {
+		return prometheus.NewGauge(prometheus.GaugeOpts{
+			Namespace: "kafka_controller", Subsystem: "KafkaController", Name: name, Help: help})
+	}
+	m := &metrics{
+		active:     gauge("ActiveControllerCount", "1 when this node is the active controller, else 0."),
+		offline:    gauge("OfflinePartitionsCount", "Partitions in the OfflinePartition state (topics being deleted excepted)."),
+		imbalance:  gauge("PreferredReplicaImbalanceCount", "Partitions whose leader is not their preferred replica."),
+		topics:     gauge("GlobalTopicCount", "Topics known to the active controller."),
+		partitions: gauge("GlobalPartitionCount", "Partitions known to the active controller."),
+		state:      gauge("ControllerState", "What the controller event loop is doing (Kafka's ControllerState values; 0 idle)."),
+		leaderElection: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "kafka_controller", Subsystem: "ControllerStats", Name: "LeaderElectionRateAndTimeMs",
+			Help:    "Time to process broker change events (Kafka's leader election timer), in milliseconds.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 16),
+		}),
+		uncleanElections: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: "kafka_controller", Subsystem: "ControllerStats", Name: "UncleanLeaderElectionsPerSec",
+			Help: "Unclean leader elections (a counter: rate() gives Kafka's per-second meter).",
+		}),
+	}
+	if reg == nil {
+		return m, nil
+	}
+	for _, col := range []prometheus.Collector{m.active, m.offline, m.imbalance, m.topics, m.partitions,
+		m.state, m.leaderElection, m.uncleanElections} {
+		if err := reg.Register(col); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// observe records an event's processing time in its state's timer. Kafka
+// times broker changes as LeaderElectionRateAndTimeMs.
+func (m *metrics) observe(s State, d time.Duration) {
+	if s == StateBrokerChange {
+		m.leaderElection.Observe(float64(d) / float64(time.Millisecond))
+	}
+}
+
+func (m *metrics) elected() { m.active.Set(1) }
+
+// resigned zeroes what only an active controller reports, as Kafka does.
+func (m *metrics) resigned() {
+	m.active.Set(0)
+	m.offline.Set(0)
+	m.imbalance.Set(0)
+	m.topics.Set(0)
+	m.partitions.Set(0)
+}
+
+// updateGauges recomputes the gauges from the context (Kafka's
+// updateMetrics after every event). It walks every partition, so the
+// caller runs it only after events that changed something.
+func (c *Controller) updateGauges(ls *leaderState) {
+	cc := ls.cc
+	offline, partitions, imbalance := 0, 0, 0
+	for name, t := range cc.topics {
+		deleting := cc.deleting[name]
+		for _, p := range t.parts {
+			partitions++
+			if deleting {
+				continue
+			}
+			if p.state == election.OfflinePartition {
+				offline++
+			}
+			if p.lead != nil && !election.HasPreferredLeader(p.assign, *p.lead) {
+				imbalance++
+			}
+		}
+	}
+	c.metrics.offline.Set(float64(offline))
+	c.metrics.partitions.Set(float64(partitions))
+	c.metrics.topics.Set(float64(len(cc.topics)))
+	c.metrics.imbalance.Set(float64(imbalance))
+}

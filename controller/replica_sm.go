@@ -1,0 +1,178 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// replicasToOnline is the replica state machine's handleStateChanges to
+// OnlineReplica, one batch: a replica coming from anything but NewReplica
+// gets LeaderAndIsr with the current state (isNew=false) when the partition
+// has leadership, and everyone gets UpdateMetadata for it.
+func (c *Controller) replicasToOnline(ls *leaderState, replicas []replicaKey) {
+	b := c.newBatch(ls)
+	for _, rk := range replicas {
+		p := ls.cc.partition(rk.tp)
+		if p == nil {
+			continue
+		}
+		from := p.replicaState(rk.replica)
+		if err := election.CheckReplicaTransition(rk.tp, rk.replica, from, election.OnlineReplica); err != nil {
+			c.log.Debug().Err(err).Msg("invalid replica transition skipped")
+			continue
+		}
+		switch {
+		case from == election.NewReplica:
+			if !slices.Contains(p.assign.Replicas, rk.replica) {
+				p.assign.Replicas = append(slices.Clone(p.assign.Replicas), rk.replica)
+			}
+		case election.OnlineReplicaSends(from, p.lead != nil):
+			b.AddLeaderAndIsr([]int32{rk.replica}, rk.tp, *p.lead, p.assign, false)
+		}
+		p.setReplicaState(rk.replica, election.OnlineReplica)
+	}
+	c.send(ls, b)
+}
+
+// setReplicasState sets replica states without any request (NewReplica at
+// partition creation, the startup classification).
+func (c *Controller) setReplicasState(ls *leaderState, replicas []replicaKey, s election.ReplicaState) {
+	for _, rk := range replicas {
+		if p := ls.cc.partition(rk.tp); p != nil {
+			p.setReplicaState(rk.replica, s)
+		}
+	}
+}
+
+// replicasToOffline is handleStateChanges to OfflineReplica, one batch:
+// StopReplica (delete=false) to each replica; its removal from the ISR in
+// ZooKeeper (leader -1 if it led, the last ISR member kept, leader epoch
+// bumped); LeaderAndIsr to the partition's other replicas; UpdateMetadata
+// to everyone. Replicas are handled per broker, as in Kafka.
+func (c *Controller) replicasToOffline(ls *leaderState, replicas []replicaKey) error {
+	b := c.newBatch(ls)
+	byBroker := map[int32][]TopicPartition{}
+	for _, rk := range replicas {
+		p := ls.cc.partition(rk.tp)
+		if p == nil {
+			continue
+		}
+		if err := election.CheckReplicaTransition(rk.tp, rk.replica, p.replicaState(rk.replica), election.OfflineReplica); err != nil {
+			c.log.Debug().Err(err).Msg("invalid replica transition skipped")
+			continue
+		}
+		b.AddStopReplica([]int32{rk.replica}, rk.tp, false)
+		byBroker[rk.replica] = append(byBroker[rk.replica], rk.tp)
+	}
+	for _, broker := range sortedKeys(byBroker) {
+		var withLead []TopicPartition
+		for _, tp := range byBroker[broker] {
+			p := ls.cc.partition(tp)
+			if p.lead != nil {
+				withLead = append(withLead, tp)
+				continue
+			}
+			b.AddUpdateMetadataToAll(tp)
+			p.setReplicaState(broker, election.OfflineReplica)
+		}
+		done, failed, err := c.removeReplicasFromIsr(ls, broker, withLead)
+		if err != nil {
+			return err
+		}
+		for _, tp := range withLead {
+			if ferr := failed[tp]; ferr != nil {
+				c.log.Warn().Err(ferr).Str("partition", tp.String()).Int32("replica", broker).Msg("ISR removal failed")
+				continue
+			}
+			p := ls.cc.partition(tp)
+			if lai, ok := done[tp]; ok {
+				c.setLeadership(ls, tp, lai)
+				deleting := ls.cc.deleting[tp.Topic]
+				b.AddLeaderAndIsr(election.OfflineReplicaRecipients(p.assign.Replicas, broker, deleting), tp, lai, p.assign, false)
+			}
+			p.setReplicaState(broker, election.OfflineReplica)
+		}
+	}
+	c.send(ls, b)
+	return nil
+}
+
+// removeReplicasFromIsr is Kafka's removeReplicasFromIsr for one replica
+// and many partitions: take the current states (see currentStates),
+// decide, write conditionally, read fresh and retry on BADVERSION. done holds the state to cache (written, or
+// unchanged because the replica was not in the ISR); failed holds errors.
+func (c *Controller) removeReplicasFromIsr(ls *leaderState, replica int32, tps []TopicPartition) (
+	done map[TopicPartition]election.LeaderAndIsr, failed map[TopicPartition]error, err error) {
+	done, failed = map[TopicPartition]election.LeaderAndIsr{}, map[TopicPartition]error{}
+	env := c.env(ls)
+	for round := 0; len(tps) > 0; round++ {
+		if round == maxElectionRounds {
+			for _, tp := range tps {
+				failed[tp] = fmt.Errorf("partition %s: state znode kept changing during ISR removal", tp)
+			}
+			break
+		}
+		reads, err := c.currentStates(ls, tps, round == 0)
+		if err != nil {
+			return nil, nil, err
+		}
+		var ops []zkadmin.Op
+		var writes []election.IsrRemoval
+		var unknown []stateRead
+		for i, tp := range tps {
+			if reads[i].err != nil {
+				failed[tp] = reads[i].err
+				continue
+			}
+			d := election.RemoveReplicaFromISR(env, replica, tp, reads[i].lai, ls.cc.deleting[tp.Topic])
+			switch d.Outcome {
+			case election.IsrUnchanged:
+				done[tp] = d.LeaderAndIsr
+			case election.IsrFailed:
+				failed[tp] = d.Err
+			case election.IsrWrite:
+				data, err := encodeState(d.LeaderAndIsr, reads[i].unknown)
+				if err != nil {
+					failed[tp] = err
+					continue
+				}
+				ops = append(ops, zkadmin.SetOp(znodes.PartitionStatePath(tp.Topic, tp.Partition), data, d.LeaderAndIsr.PartitionEpoch))
+				writes, unknown = append(writes, d), append(unknown, reads[i])
+			}
+		}
+		res, err := c.fencedWrite(ls.ctx, ls, ops)
+		if err != nil {
+			return nil, nil, err
+		}
+		tps = nil
+		for j, d := range writes {
+			switch {
+			case errors.Is(res[j].Err, zkadmin.ErrBadVersion):
+				tps = append(tps, d.Partition)
+			case res[j].Err != nil:
+				failed[d.Partition] = fmt.Errorf("write %s: %w", res[j].Path, res[j].Err)
+			default:
+				lai := d.LeaderAndIsr
+				lai.PartitionEpoch = res[j].Stat.Version
+				done[d.Partition] = lai
+				ls.cc.partition(d.Partition).unknown = unknown[j].unknown
+			}
+		}
+	}
+	return done, failed, nil
+}
+
+// sortedKeys returns a map's int32 keys, ascending.
+func sortedKeys[V any](m map[int32]V) []int32 {
+	out := make([]int32, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}

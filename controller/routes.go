@@ -1,0 +1,35 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/controller/wire"
+)
+
+// BrokerRoutes returns the wire routes through which brokers reach the
+// controller, at the versions a Kafka 3.9 ZooKeeper-mode controller
+// serves: AlterPartition v0–3 (key 56) and ControlledShutdown v0–3 (key 7).
+// Register them on the Mux of the listener named in Config.Endpoints.
+func (c *Controller) BrokerRoutes() []wire.Route {
+	return []wire.Route{
+		{VersionRange: wire.VersionRange{Key: 56, Min: 0, Max: 3},
+			Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
+				r, ok := req.Body.(*kmsg.AlterPartitionRequest)
+				if !ok {
+					return nil, fmt.Errorf("AlterPartition: unexpected body %T", req.Body)
+				}
+				return c.AlterPartition(ctx, r)
+			})},
+		{VersionRange: wire.VersionRange{Key: 7, Min: 0, Max: 3},
+			Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
+				r, ok := req.Body.(*kmsg.ControlledShutdownRequest)
+				if !ok {
+					return nil, fmt.Errorf("ControlledShutdown: unexpected body %T", req.Body)
+				}
+				return c.ControlledShutdown(ctx, r)
+			})},
+	}
+}

@@ -1,0 +1,190 @@
+package controller
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// MetadataView is an immutable snapshot of the controller context, for
+// the wire API's Metadata and the status page. The loop publishes a new
+// one after each event that changed something; topic views that did not
+// change are shared between snapshots.
+type MetadataView struct {
+	// Active is whether this node was the active controller when the view
+	// was made; a standby's view has no brokers and no topics.
+	Active bool
+	// ControllerID is the active controller's id as last read (-1: none).
+	ControllerID int32
+	// Epoch is the controller epoch (0 when not active).
+	Epoch int32
+	// Brokers are the registered brokers, ascending by id, shutting-down
+	// ones included; the controller itself is not among them.
+	Brokers []BrokerView
+	// Self is the controller as it lists itself in UpdateMetadata: its
+	// node.id and endpoints, no rack.
+	Self BrokerView
+	// Topics maps topic name to its view.
+	Topics map[string]*TopicView
+}
+
+// BrokerView is one registered broker.
+type BrokerView struct {
+	ID           int32
+	Epoch        int64
+	Endpoints    []znodes.Endpoint
+	Rack         *string
+	ShuttingDown bool
+}
+
+// TopicView is one topic.
+type TopicView struct {
+	Name string
+	ID   znodes.UUID
+	// Partitions are ordered by partition id.
+	Partitions []PartitionView
+	// Deleting: queued for deletion.
+	Deleting bool
+}
+
+// PartitionView is one partition. Leader is -1 with no leader; a
+// partition the controller has no leadership for has LeaderEpoch -1.
+type PartitionView struct {
+	Partition      int32
+	Leader         int32
+	LeaderEpoch    int32
+	PartitionEpoch int32
+	Replicas       []int32
+	ISR            []int32
+	// Offline are the replicas that are not online (dead, shutting down,
+	// or on a failed log directory).
+	Offline []int32
+	// Adding and Removing are set during a reassignment.
+	Adding   []int32
+	Removing []int32
+	// ELR and LastKnownELR are KIP-966's fields of the state znode.
+	ELR          []int32
+	LastKnownELR []int32
+}
+
+// afterEvent recomputes the metrics and publishes a new snapshot when the
+// event changed something.
+func (c *Controller) afterEvent() {
+	if !c.viewDirty && len(c.dirtyTopic) == 0 {
+		return
+	}
+	ls := c.leader
+	if ls != nil {
+		c.updateGauges(ls)
+	}
+	c.publishView(ls)
+	c.publishStatus()
+	c.viewDirty = false
+	clear(c.dirtyTopic)
+}
+
+// markAllDirty makes the next snapshot rebuild every topic.
+func (c *Controller) markAllDirty(ls *leaderState) {
+	c.viewDirty = true
+	for name := range ls.cc.topics {
+		c.dirtyTopic[name] = true
+	}
+}
+
+// publishView builds the next snapshot, rebuilding only changed topics.
+func (c *Controller) publishView(ls *leaderState) {
+	v := &MetadataView{ControllerID: c.activeID, Topics: map[string]*TopicView{}, Self: c.selfView()}
+	if ls != nil {
+		cc := ls.cc
+		v.Active, v.Epoch = true, ls.epoch
+		for _, id := range cc.brokerIDs() {
+			b := cc.brokers[id]
+			v.Brokers = append(v.Brokers, BrokerView{ID: id, Epoch: b.Epoch, Endpoints: b.Endpoints, Rack: b.Rack,
+				ShuttingDown: cc.shuttingDown[id]})
+		}
+		if c.lastView.Active {
+			v.Topics = maps.Clone(c.lastView.Topics)
+		}
+		for name := range c.dirtyTopic {
+			if t := cc.topics[name]; t != nil {
+				v.Topics[name] = topicView(cc, t)
+			} else {
+				delete(v.Topics, name)
+			}
+		}
+		if !c.lastView.Active { // first view of a leadership: every topic
+			for name, t := range cc.topics {
+				if v.Topics[name] == nil {
+					v.Topics[name] = topicView(cc, t)
+				}
+			}
+		}
+	}
+	c.lastView = v
+	c.viewMu.Lock()
+	c.view.Store(v)
+	close(c.viewChanged)
+	c.viewChanged = make(chan struct{})
+	c.viewMu.Unlock()
+}
+
+// WaitSnapshot returns the first snapshot, current or later, for which
+// cond holds, or ctx's error with the latest snapshot. cond must be quick.
+// Unchanged topics keep their *TopicView from one snapshot to the next,
+// so a caller converting snapshots can cache per topic view.
+func (c *Controller) WaitSnapshot(ctx context.Context, cond func(*MetadataView) bool) (*MetadataView, error) {
+	for {
+		c.viewMu.Lock()
+		v, changed := c.view.Load(), c.viewChanged
+		c.viewMu.Unlock()
+		if cond(v) {
+			return v, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return c.view.Load(), ctx.Err()
+		}
+	}
+}
+
+func (c *Controller) selfView() BrokerView {
+	return BrokerView{ID: c.nodeID, Epoch: -1, Endpoints: c.cfg.Endpoints}
+}
+
+func topicView(cc *clusterContext, t *topic) *TopicView {
+	tv := &TopicView{Name: t.name, ID: t.id, Deleting: cc.deleting[t.name]}
+	for _, id := range slices.Sorted(maps.Keys(t.parts)) {
+		p := t.parts[id]
+		tp := TopicPartition{Topic: t.name, Partition: id}
+		pv := PartitionView{
+			Partition: id, Leader: election.NoLeader, LeaderEpoch: -1,
+			Replicas: slices.Clone(p.assign.Replicas),
+			Adding:   slices.Clone(p.assign.Adding), Removing: slices.Clone(p.assign.Removing),
+		}
+		if p.lead != nil {
+			pv.Leader, pv.LeaderEpoch, pv.PartitionEpoch = p.lead.Leader, p.lead.LeaderEpoch, p.lead.PartitionEpoch
+			pv.ISR = slices.Clone(p.lead.ISR)
+			pv.ELR, pv.LastKnownELR = slices.Clone(p.lead.ELR), slices.Clone(p.lead.LastKnownELR)
+		}
+		for _, r := range p.assign.Replicas {
+			if !election.ReplicaOnline(cc, r, tp) {
+				pv.Offline = append(pv.Offline, r)
+			}
+		}
+		tv.Partitions = append(tv.Partitions, pv)
+	}
+	return tv
+}
+
+// publishStatus publishes the status other goroutines read.
+func (c *Controller) publishStatus() {
+	s := &Status{ActiveControllerID: c.activeID}
+	if ls := c.leader; ls != nil {
+		s.Active, s.Ready, s.Epoch, s.EpochZkVersion = true, ls.ready, ls.epoch, ls.zkVersion
+	}
+	c.status.Store(s)
+}

@@ -1,0 +1,260 @@
+package controller
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// onTopicChange handles a change of /brokers/topics's children: new topics
+// get their partitions created and brought online.
+func (c *Controller) onTopicChange(ls *leaderState) error {
+	names, err := ls.watches.children(ls.ctx, c.zk, znodes.TopicsPath)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", znodes.TopicsPath, err)
+	}
+	cc := ls.cc
+	var fresh []string
+	for _, n := range names {
+		if cc.topics[n] == nil {
+			fresh = append(fresh, n)
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(cc.topics)) {
+		if !slices.Contains(names, n) {
+			// Normally after our own deletion; otherwise removed behind
+			// the controller's back.
+			cc.removeTopic(n)
+			c.markDirty(TopicPartition{Topic: n})
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	slices.Sort(fresh)
+	reads, err := c.readTopics(ls.ctx, ls, fresh)
+	if err != nil {
+		return err
+	}
+	var added []TopicPartition
+	for _, n := range fresh {
+		r, ok := reads[n]
+		if !ok {
+			continue
+		}
+		a, err := c.prepareTopic(ls, n, r, nil)
+		if err != nil {
+			return err
+		}
+		cc.putTopic(n, a)
+		for _, p := range a.PartitionIDs() {
+			added = append(added, TopicPartition{Topic: n, Partition: p})
+		}
+		c.markDirty(TopicPartition{Topic: n})
+	}
+	c.log.Info().Strs("topics", fresh).Int("partitions", len(added)).Msg("new topics")
+	return c.onNewPartitionCreation(ls, added)
+}
+
+// onPartitionModifications handles a data change of /brokers/topics/<t>:
+// partitions added by an admin are created and brought online. Changes to
+// existing partitions are ignored, as in Kafka (reassignments go through
+// their own path).
+func (c *Controller) onPartitionModifications(ls *leaderState, name string) error {
+	t := ls.cc.topics[name]
+	data, stat, err := ls.watches.get(ls.ctx, c.zk, znodes.TopicPath(name))
+	if errors.Is(err, zkadmin.ErrNoNode) || t == nil {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read topic %s: %w", name, err)
+	}
+	a, err := znodes.DecodeTopicAssignment(name, data)
+	if err != nil {
+		c.log.Error().Err(err).Msg("ignoring a topic assignment that does not decode")
+		return nil
+	}
+	var toAdd []int32
+	for _, p := range a.PartitionIDs() {
+		if t.parts[p] == nil {
+			toAdd = append(toAdd, p)
+		}
+	}
+	if len(toAdd) == 0 && !(a.TopicID.IsZero() && c.ibp.TopicIDsSupported()) {
+		return nil
+	}
+	if ls.cc.deleting[name] && len(toAdd) > 0 {
+		c.log.Warn().Str("topic", name).Msg("partitions added to a topic queued for deletion are ignored")
+		return nil
+	}
+	a, err = c.prepareTopic(ls, name, topicRead{assignment: a, version: stat.Version}, toAdd)
+	if err != nil {
+		return err
+	}
+	// Keep the known partitions' assignments as the context has them.
+	merged := a
+	merged.Partitions = map[int32][]int32{}
+	for p, replicas := range a.Partitions {
+		if old := t.parts[p]; old != nil {
+			replicas = old.assign.Replicas
+		}
+		merged.Partitions[p] = replicas
+	}
+	ls.cc.putTopic(name, merged)
+	added := make([]TopicPartition, len(toAdd))
+	for i, p := range toAdd {
+		added[i] = TopicPartition{Topic: name, Partition: p}
+	}
+	c.markDirty(TopicPartition{Topic: name})
+	if len(added) == 0 {
+		return nil
+	}
+	c.log.Info().Str("topic", name).Int("partitions", len(added)).Msg("partitions added")
+	return c.onNewPartitionCreation(ls, added)
+}
+
+// onNewPartitionCreation is Kafka's: partitions and their replicas become
+// New, the partitions go Online (initial leader and ISR written), then the
+// replicas go Online (no request: they learnt everything from the
+// LeaderAndIsr with isNew=true).
+func (c *Controller) onNewPartitionCreation(ls *leaderState, tps []TopicPartition) error {
+	var replicas []replicaKey
+	for _, tp := range tps {
+		p := ls.cc.partition(tp)
+		if p == nil || !election.ValidPartitionTransition(p.state, election.NewPartition) {
+			continue
+		}
+		c.setPartitionState(tp, p, election.NewPartition)
+		for _, r := range p.assign.Replicas {
+			replicas = append(replicas, replicaKey{tp, r})
+		}
+	}
+	c.setReplicasState(ls, replicas, election.NewReplica)
+	if _, err := c.partitionsToOnline(ls, tps, election.Offline(false)); err != nil {
+		return err
+	}
+	c.replicasToOnline(ls, replicas)
+	return nil
+}
+
+// prepareTopic makes a topic's assignment fit to bring online, before its
+// partitions are created: it gives the topic an id when it has none (IBP
+// 2.8+), and re-places any replica assigned to the controller's own id (a
+// broker auto-creating a topic places replicas over every node in its
+// metadata, the controller included) on the least loaded live broker not
+// already hosting the partition. Only the partitions in only (all when nil)
+// are re-placed. The znode is rewritten under the fence, conditionally on
+// the version read; when it changed meanwhile it is read again.
+func (c *Controller) prepareTopic(ls *leaderState, name string, r topicRead, only []int32) (znodes.TopicAssignment, error) {
+	for attempt := 0; ; attempt++ {
+		a, changed, err := c.fixAssignment(ls, name, r.assignment, only)
+		if err != nil || !changed {
+			return a, err
+		}
+		data, err := a.Encode()
+		if err != nil {
+			return r.assignment, err
+		}
+		res, err := c.fencedWrite(ls.ctx, ls, []zkadmin.Op{zkadmin.SetOp(znodes.TopicPath(name), data, r.version)})
+		if err != nil {
+			return r.assignment, err
+		}
+		if res[0].Err == nil {
+			return a, nil
+		}
+		if !errors.Is(res[0].Err, zkadmin.ErrBadVersion) || attempt == 3 {
+			c.log.Error().Err(res[0].Err).Str("topic", name).Msg("could not rewrite the topic assignment")
+			return r.assignment, nil
+		}
+		data, stat, err := c.zk.Get(ls.ctx, znodes.TopicPath(name))
+		if err != nil {
+			return r.assignment, fmt.Errorf("re-read topic %s: %w", name, err)
+		}
+		if r.assignment, err = znodes.DecodeTopicAssignment(name, data); err != nil {
+			return r.assignment, err
+		}
+		r.version = stat.Version
+	}
+}
+
+// fixAssignment returns the assignment with a topic id and without the
+// controller among the replicas of the partitions in only.
+func (c *Controller) fixAssignment(ls *leaderState, name string, a znodes.TopicAssignment, only []int32) (znodes.TopicAssignment, bool, error) {
+	changed := false
+	if a.TopicID.IsZero() && c.ibp.TopicIDsSupported() {
+		id, err := znodes.NewTopicID(rand.Reader)
+		if err != nil {
+			return a, false, err
+		}
+		a.TopicID, changed = id, true
+	}
+	var load map[int32]int
+	parts := maps.Clone(a.Partitions)
+	for _, p := range a.PartitionIDs() {
+		if only != nil && !slices.Contains(only, p) {
+			continue
+		}
+		if !slices.Contains(parts[p], c.nodeID) {
+			continue
+		}
+		if load == nil {
+			load = replicaLoad(ls.cc)
+		}
+		fixed, ok := replaceReplica(parts[p], c.nodeID, ls.cc.liveBrokerIDs(), load)
+		if !ok {
+			c.log.Error().Str("topic", name).Int32("partition", p).
+				Msg("partition assigned to the controller's id and no broker can take the replica")
+			continue
+		}
+		c.log.Warn().Str("topic", name).Int32("partition", p).Ints32("replicas", fixed).
+			Msg("re-placed a replica assigned to the controller's id")
+		parts[p], changed = fixed, true
+	}
+	a.Partitions = parts
+	return a, changed, nil
+}
+
+// replaceReplica swaps id out of replicas for the candidate hosting the
+// fewest replicas (lowest id on ties) that is not already a replica. load
+// is updated so that successive calls spread the replicas.
+func replaceReplica(replicas []int32, id int32, candidates []int32, load map[int32]int) ([]int32, bool) {
+	var best int32 = -1
+	for _, b := range candidates {
+		if b == id || slices.Contains(replicas, b) {
+			continue
+		}
+		if best < 0 || load[b] < load[best] || (load[b] == load[best] && b < best) {
+			best = b
+		}
+	}
+	if best < 0 {
+		return replicas, false
+	}
+	out := slices.Clone(replicas)
+	for i, r := range out {
+		if r == id {
+			out[i] = best
+		}
+	}
+	load[best]++
+	return out, true
+}
+
+// replicaLoad counts the replicas each broker hosts.
+func replicaLoad(cc *clusterContext) map[int32]int {
+	load := map[int32]int{}
+	for _, t := range cc.topics {
+		for _, p := range t.parts {
+			for _, r := range p.assign.Replicas {
+				load[r]++
+			}
+		}
+	}
+	return load
+}

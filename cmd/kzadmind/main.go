@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/internal/logging"
 )
 
@@ -64,7 +65,7 @@ needs no other setting.`,
 			for _, k := range loaded.UnknownEnv {
 				log.Warn().Str("env", k).Msg("ignoring unknown KZADMIN_ variable")
 			}
-			err = run(cmd.Context(), cfg, runOptions{DevDir: devDir}, log)
+			err = run(cmd.Context(), cfg, daemon.Options{DevDir: devDir}, log)
 			if errors.Is(err, context.Canceled) {
 				return nil
 			}

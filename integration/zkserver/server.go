@@ -177,7 +177,9 @@ func (s *Server) launch() error {
 		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Die with the parent: a crashed test must not leave servers behind.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// Own process group: a Ctrl-C in the terminal goes to the parent only,
+	// which then shuts down in order and stops the server last.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return fmt.Errorf("start zookeeper %s: %w", s.Addr(), err)

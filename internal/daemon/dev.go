@@ -1,0 +1,89 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/integration/brokersim"
+	"github.com/kzadmin/kzadmin/integration/zkserver"
+)
+
+// devParts are what dev mode starts besides the daemon itself.
+type devParts struct {
+	zk      *zkserver.Server
+	keepDir bool
+	brokers *brokersim.Cluster
+}
+
+func startDevZooKeeper(ctx context.Context, opts Options, log zerolog.Logger) (*devParts, error) {
+	start := time.Now()
+	zk, err := zkserver.Start(ctx, zkserver.Options{DataDir: opts.DevDir})
+	if err != nil {
+		return nil, fmt.Errorf("dev mode: start local ZooKeeper: %w", err)
+	}
+	log.Info().Str("addr", zk.Addr()).Str("data_dir", zk.DataDir()).
+		Str("log", zk.LogPath()).Dur("took", time.Since(start)).
+		Msg("dev ZooKeeper listening")
+	return &devParts{zk: zk, keepDir: opts.DevDir != ""}, nil
+}
+
+// startBrokers registers simulated brokers in racks r1..rN so a client can
+// create topics at once.
+func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Options, controllerAddr string, log zerolog.Logger) error {
+	n := opts.DevBrokers
+	if n == 0 {
+		n = 3
+	}
+	specs := make([]brokersim.BrokerSpec, n)
+	for i := range specs {
+		specs[i] = brokersim.BrokerSpec{ID: int32(i + 1), Rack: fmt.Sprintf("r%d", i+1)}
+	}
+	cluster, err := brokersim.Start(ctx, brokersim.Options{
+		ZooKeeperServers: conf.ZooKeeper.Connect.Servers,
+		Chroot:           conf.ZooKeeper.Connect.Chroot,
+		Brokers:          specs,
+		ControllerAddr:   controllerAddr,
+		Logger:           log.With().Str("component", "brokersim").Logger(),
+	})
+	if err != nil {
+		return fmt.Errorf("dev mode: start simulated brokers: %w", err)
+	}
+	p.brokers = cluster
+	for _, b := range cluster.Brokers() {
+		log.Info().Int32("broker", b.ID()).Str("rack", b.Rack()).Str("addr", b.Addr()).Msg("simulated broker registered")
+	}
+	return nil
+}
+
+func (p *devParts) stopBrokers(ctx context.Context) error {
+	if p.brokers == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	err := p.brokers.Shutdown(ctx)
+	p.brokers.Close()
+	p.brokers = nil
+	return err
+}
+
+func (p *devParts) stopZooKeeper(log zerolog.Logger) {
+	if p.zk == nil {
+		return
+	}
+	var err error
+	if p.keepDir {
+		err = p.zk.Stop()
+	} else {
+		err = p.zk.Close()
+	}
+	if err != nil {
+		log.Error().Err(err).Msg("stop dev ZooKeeper")
+	}
+	p.zk = nil
+	log.Info().Msg("dev ZooKeeper stopped")
+}

@@ -1,0 +1,6 @@
+// Package daemon assembles kzadmind from its parts: the ZooKeeper session,
+// the controller, the Kafka-protocol listener with the routes it serves,
+// the HTTP server for metrics and health, and, in dev mode, a local
+// ZooKeeper and simulated brokers. cmd/kzadmind parses flags and calls
+// Start; integration tests call it in-process.
+package daemon

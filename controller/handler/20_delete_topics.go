@@ -1,0 +1,163 @@
+package handler
+
+// DeleteTopics (key 20), v0-6, on the active controller only (reference
+// apis.md §5).
+//
+// Behaviour, one result per request entry, in request order (duplicates
+// are answered twice, as in Kafka):
+//  1. Not the active controller: every entry NOT_CONTROLLER, name and id
+//     echoed.
+//  2. delete.topic.enable=false: every entry TOPIC_DELETION_DISABLED (v3+)
+//     or INVALID_REQUEST (v0-2).
+//  3. v6: an entry with both a name and an id makes the whole request
+//     INVALID_REQUEST.
+//  4. Per entry: an id not in the controller's view is UNKNOWN_TOPIC_ID
+//     (name null); an id-based entry the principal may not DESCRIBE is
+//     TOPIC_AUTHORIZATION_FAILED with the name nulled; no DELETE is
+//     TOPIC_AUTHORIZATION_FAILED; a topic not in the view, or already
+//     queued for deletion (it looks gone, as in Metadata), is
+//     UNKNOWN_TOPIC_OR_PARTITION. Names are not validated: a bad one is
+//     just unknown. Internal topics are not protected, as in Kafka 3.9.
+//  5. Otherwise Admin queues the topic for deletion (/admin/delete_topics).
+//
+// Timeout: with every entry failed, or timeout <= 0, the answer is
+// immediate, and queued topics get REQUEST_TIMED_OUT (their deletion still
+// happens). Otherwise the request waits until the controller's view no
+// longer shows the topic as live (its deletion started, which is when
+// Kafka's brokers drop it too); REQUEST_TIMED_OUT at the deadline.
+//
+// Version notes: v1+ ThrottleMillis; v4+ flexible; v5+ ErrorMessage, which
+// ZooKeeper-mode Kafka always leaves null, and so do we; v6 Topics with
+// names or ids replace TopicNames, and each result carries the topic id.
+
+import (
+	"context"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+func (h *Handlers) deleteTopics(ctx context.Context, req *wire.Request, r *kmsg.DeleteTopicsRequest) kmsg.Response {
+	resp := r.ResponseKind().(*kmsg.DeleteTopicsResponse)
+	entries := deleteEntries(r)
+	resp.Topics = entries
+	v := h.cluster.View()
+	setAll := func(code int16) kmsg.Response {
+		for i := range resp.Topics {
+			resp.Topics[i].ErrorCode = code
+		}
+		return resp
+	}
+	switch {
+	case !v.Active:
+		return setAll(kerr.NotController.Code)
+	case !h.cfg.DeleteTopicEnable && r.Version >= 3:
+		return setAll(kerr.TopicDeletionDisabled.Code)
+	case !h.cfg.DeleteTopicEnable:
+		return setAll(kerr.InvalidRequest.Code)
+	}
+	for _, e := range entries {
+		if e.Topic != nil && e.TopicID != [16]byte{} {
+			return setAll(kerr.InvalidRequest.Code)
+		}
+	}
+	queued := map[int]znodes.UUID{} // entry index -> id of the topic queued
+	for i := range resp.Topics {
+		if t := h.deleteOne(ctx, req, v, &resp.Topics[i]); t != nil {
+			queued[i] = t.ID
+		}
+	}
+	if len(queued) == 0 {
+		return resp
+	}
+	// Gone: not live, or live again under another id (re-created).
+	gone := func(v *View, i int) bool {
+		t := v.Live(*resp.Topics[i].Topic)
+		return t == nil || t.ID != queued[i]
+	}
+	v = h.await(ctx, r.TimeoutMillis, func(v *View) bool {
+		for i := range queued {
+			if !gone(v, i) {
+				return false
+			}
+		}
+		return true
+	})
+	for i := range queued {
+		if r.TimeoutMillis <= 0 || !gone(v, i) {
+			resp.Topics[i].ErrorCode = kerr.RequestTimedOut.Code
+		}
+	}
+	return resp
+}
+
+// deleteEntries builds the results with the request's names and ids.
+func deleteEntries(r *kmsg.DeleteTopicsRequest) []kmsg.DeleteTopicsResponseTopic {
+	var out []kmsg.DeleteTopicsResponseTopic
+	if r.Version < 6 {
+		for _, name := range r.TopicNames {
+			rt := kmsg.NewDeleteTopicsResponseTopic()
+			rt.Topic = strp(name)
+			out = append(out, rt)
+		}
+		return out
+	}
+	for _, t := range r.Topics {
+		rt := kmsg.NewDeleteTopicsResponseTopic()
+		rt.Topic, rt.TopicID = t.Topic, t.TopicID
+		out = append(out, rt)
+	}
+	return out
+}
+
+// deleteOne answers one entry (step 4 of the file comment) and returns the
+// topic queued for deletion, nil if none. Like Kafka's ZooKeeper mode it
+// does not fill in the id of a name-based entry.
+func (h *Handlers) deleteOne(ctx context.Context, req *wire.Request, v *View, rt *kmsg.DeleteTopicsResponseTopic) *Topic {
+	byID := rt.Topic == nil
+	var t *Topic
+	if byID {
+		if t = v.TopicByID(znodes.UUID(rt.TopicID)); t == nil {
+			rt.ErrorCode = kerr.UnknownTopicID.Code
+			return nil
+		}
+		rt.Topic = strp(t.Name)
+		if !h.allows(ctx, req, OpDescribe, TopicResource(t.Name)) {
+			rt.Topic, rt.ErrorCode = nil, kerr.TopicAuthorizationFailed.Code
+			return nil
+		}
+	}
+	name := *rt.Topic
+	if !h.allows(ctx, req, OpDelete, TopicResource(name)) {
+		rt.ErrorCode = kerr.TopicAuthorizationFailed.Code
+		return nil
+	}
+	live := v.Live(name)
+	if live == nil {
+		rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
+		return nil
+	}
+	if _, err := h.admin.MarkTopicForDeletion(ctx, name, false); err != nil {
+		rt.ErrorCode = h.errorOf(err).code
+		return nil
+	}
+	return live
+}
+
+// await waits up to timeoutMs (nothing when <= 0) for a view satisfying
+// cond, and returns the view to judge the outcome by: that one, or the
+// latest. It also stops when this node stops being the active
+// controller; the next one finishes the job.
+func (h *Handlers) await(ctx context.Context, timeoutMs int32, cond func(*View) bool) *View {
+	if timeoutMs <= 0 {
+		return h.cluster.View()
+	}
+	wctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
+	defer cancel()
+	v, _ := h.cluster.WaitView(wctx, func(v *View) bool { return !v.Active || cond(v) })
+	return v
+}

@@ -1,0 +1,188 @@
+package handler
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// Kafka's ConfigSource values (reference apis.md §9).
+const (
+	sourceTopic          int8 = 1
+	sourceDynamicBroker  int8 = 2
+	sourceDynamicDefault int8 = 3
+	sourceDefault        int8 = 5
+)
+
+// configEntry is one config as DescribeConfigs and CreateTopics v5+ report
+// it.
+type configEntry struct {
+	name   string
+	value  *string
+	source int8
+	typ    int8 // Kafka's ConfigType (DescribeConfigs v3+)
+	// sensitive configs are reported with null values.
+	sensitive bool
+	synonyms  []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym
+}
+
+// topicConfigEntries lists every topic config with its effective value,
+// as ConfigHelper.createTopicConfigEntry does: the topic's override
+// (source TOPIC_CONFIG), else the cluster-wide dynamic default of its
+// broker synonym (DYNAMIC_DEFAULT_BROKER_CONFIG), else Kafka's default
+// (DEFAULT_CONFIG). The synonyms run in that precedence order. Per-broker
+// and static broker configs live on the brokers, which kzadmin cannot see,
+// so they are never reported. No topic config is sensitive.
+func topicConfigEntries(overrides, brokerDefaults map[string]string) []configEntry {
+	defs := zkadmin.TopicConfigDefs()
+	out := make([]configEntry, 0, len(defs))
+	for _, d := range defs {
+		e := configEntry{name: d.Name, typ: configType(d.Type)}
+		if v, ok := overrides[d.Name]; ok {
+			e.synonyms = append(e.synonyms, synonym(d.Name, v, sourceTopic))
+		}
+		if d.BrokerSynonym != "" {
+			if v, ok := brokerDefaults[d.BrokerSynonym]; ok {
+				e.synonyms = append(e.synonyms, synonym(d.BrokerSynonym, v, sourceDynamicDefault))
+			}
+			e.synonyms = append(e.synonyms, synonym(d.BrokerSynonym, d.Default, sourceDefault))
+		}
+		e.value, e.source = strp(d.Default), sourceDefault
+		if len(e.synonyms) > 0 {
+			e.value, e.source = e.synonyms[0].Value, int8(e.synonyms[0].Source)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func synonym(name, value string, source int8) kmsg.DescribeConfigsResponseResourceConfigConfigSynonym {
+	s := kmsg.NewDescribeConfigsResponseResourceConfigConfigSynonym()
+	s.Name, s.Value, s.Source = name, strp(value), kmsg.ConfigSource(source)
+	return s
+}
+
+// configType maps zkadmin's types to Kafka's ConfigType codes.
+func configType(t zkadmin.ConfigType) int8 {
+	switch t {
+	case zkadmin.TypeBoolean:
+		return 1
+	case zkadmin.TypeString:
+		return 2
+	case zkadmin.TypeInt:
+		return 3
+	case zkadmin.TypeLong:
+		return 5
+	case zkadmin.TypeDouble:
+		return 6
+	case zkadmin.TypeList:
+		return 7
+	}
+	return 0
+}
+
+// brokerDefaults reads /config/brokers/<default>, the cluster-wide
+// dynamic broker configs.
+func (h *Handlers) brokerDefaults(ctx context.Context) (map[string]string, error) {
+	cfg, _, err := h.admin.ReadEntityConfig(ctx, znodes.EntityBrokers, znodes.DefaultEntityName)
+	return cfg, err
+}
+
+// createTopicsConfigs renders entries for a CreateTopics v5+ response.
+func createTopicsConfigs(entries []configEntry) []kmsg.CreateTopicsResponseTopicConfig {
+	out := make([]kmsg.CreateTopicsResponseTopicConfig, 0, len(entries))
+	for _, e := range entries {
+		c := kmsg.NewCreateTopicsResponseTopicConfig()
+		c.Name, c.Value, c.Source = e.name, e.value, e.source
+		out = append(out, c)
+	}
+	return out
+}
+
+// brokerEntity resolves a BROKER resource name to its config entity, as
+// Kafka's broker does for itself: "" is the cluster-wide default, this
+// node's id is its own entity, and any other name is refused (clients
+// send a broker's resource to that broker).
+func (h *Handlers) brokerEntity(name string) (string, apiError) {
+	if name == "" {
+		return znodes.DefaultEntityName, errNone
+	}
+	id, err := strconv.ParseInt(name, 10, 32)
+	if err != nil {
+		return "", newAPIError(kerr.InvalidRequest.Code, "Broker id must be an integer, but it is: "+name)
+	}
+	if int32(id) != h.cfg.NodeID {
+		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(
+			"Unexpected broker id, expected %d or empty string, but received %s", h.cfg.NodeID, name))
+	}
+	return name, errNone
+}
+
+// configResource checks a TOPIC or BROKER resource of an alter request
+// and returns the config entity it names. Unknown topics are refused with
+// Kafka's message.
+func (h *Handlers) configResource(v *View, typ kmsg.ConfigResourceType, name string) (entityType, entity string, e apiError) {
+	switch typ {
+	case kmsg.ConfigResourceTypeTopic:
+		switch {
+		case name == "":
+			return "", "", newAPIError(kerr.InvalidRequest.Code, "Default topic resources are not allowed.")
+		case v.Live(name) == nil:
+			return "", "", newAPIError(kerr.UnknownTopicOrPartition.Code, fmt.Sprintf("The topic '%s' does not exist.", name))
+		}
+		return znodes.EntityTopics, name, errNone
+	case kmsg.ConfigResourceTypeBroker:
+		entity, e := h.brokerEntity(name)
+		return znodes.EntityBrokers, entity, e
+	}
+	return "", "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf("Unsupported resource type %d", typ))
+}
+
+// configAuthz returns the resource an operation on a config resource is
+// checked against, and the error a denial answers.
+func configAuthz(typ kmsg.ConfigResourceType, name string) (Resource, int16) {
+	if typ == kmsg.ConfigResourceTypeTopic {
+		return TopicResource(name), kerr.TopicAuthorizationFailed.Code
+	}
+	return ClusterResource(), kerr.ClusterAuthorizationFailed.Code
+}
+
+// duplicateResources returns the indexes of resources named more than
+// once (same type and name).
+func duplicateResources(n int, key func(i int) string) map[int]bool {
+	seen := map[string]int{}
+	for i := 0; i < n; i++ {
+		seen[key(i)]++
+	}
+	dups := map[int]bool{}
+	for i := 0; i < n; i++ {
+		if seen[key(i)] > 1 {
+			dups[i] = true
+		}
+	}
+	return dups
+}
+
+// diffConfig returns the alteration that turns before into after.
+func diffConfig(before, after map[string]string) (set map[string]string, del []string) {
+	set = map[string]string{}
+	for k, v := range after {
+		if old, ok := before[k]; !ok || old != v {
+			set[k] = v
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			del = append(del, k)
+		}
+	}
+	sort.Strings(del)
+	return set, del
+}

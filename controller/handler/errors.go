@@ -1,0 +1,75 @@
+package handler
+
+import (
+	"context"
+	"errors"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+)
+
+// apiError is Kafka's ApiError: a code and a nullable message.
+type apiError struct {
+	code int16
+	msg  *string
+}
+
+var errNone = apiError{}
+
+// newAPIError builds an error the way ApiError.fromThrowable does: the
+// message is null when it equals the code's default text, and always for
+// UNKNOWN_SERVER_ERROR, so that nothing internal leaks (apis.md §1.3).
+func newAPIError(code int16, msg string) apiError {
+	e := apiError{code: code}
+	if code == kerr.UnknownServerError.Code || msg == "" {
+		return e
+	}
+	if ke := kerr.TypedErrorForCode(code); ke != nil && ke.Description == msg {
+		return e
+	}
+	e.msg = &msg
+	return e
+}
+
+// withDefault builds an error whose message is the code's default text
+// (Kafka's new ApiError(Errors.X) without a message), which is non-null.
+func withDefault(code int16) apiError {
+	e := apiError{code: code}
+	if ke := kerr.TypedErrorForCode(code); ke != nil {
+		msg := ke.Description
+		e.msg = &msg
+	}
+	return e
+}
+
+// codeOnly is an error with a null message.
+func codeOnly(code int16) apiError { return apiError{code: code} }
+
+// errorOf maps an Admin error to the code and message for the client:
+//   - a *zkadmin.AdminError answers its Code and Message; the partition
+//     limit answers partition.limits.error.code (44 by default) with the
+//     message, which starts "WILL_EXCEED_PARTITION_LIMITS:";
+//   - losing the ZooKeeper connection (or the handler's context ending)
+//     leaves the outcome unknown, which is what REQUEST_TIMED_OUT says:
+//     the change may still land;
+//   - anything else is UNKNOWN_SERVER_ERROR with no message.
+func (h *Handlers) errorOf(err error) apiError {
+	if err == nil {
+		return errNone
+	}
+	var ae *zkadmin.AdminError
+	if errors.As(err, &ae) {
+		code := ae.Code
+		if ae.Kind == zkadmin.KindPartitionLimit {
+			code = h.limitCode
+		}
+		return newAPIError(code, ae.Message)
+	}
+	if errors.Is(err, zkadmin.ErrConnectionLoss) || errors.Is(err, zkadmin.ErrSessionExpired) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return codeOnly(kerr.RequestTimedOut.Code)
+	}
+	h.log.Warn().Err(err).Msg("admin operation failed")
+	return codeOnly(kerr.UnknownServerError.Code)
+}

@@ -1,0 +1,125 @@
+package handler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/rs/zerolog"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller/wire"
+)
+
+// Options configure Handlers.
+type Options struct {
+	// Cluster gives the controller's view. Required.
+	Cluster Cluster
+	// Admin does the writes. Required.
+	Admin Admin
+	// Elector runs ElectLeaders; nil leaves ElectLeaders unregistered.
+	Elector Elector
+	// Authorizer is asked at every check point; nil allows everything.
+	Authorizer Authorizer
+	// Config is the static configuration. The handlers read node.id,
+	// auto.create.topics.enable, delete.topic.enable and
+	// partition.limits.error.code from it; the dynamic limits are
+	// Admin's business, read fresh on every write.
+	Config config.Config
+	// Listener is the name of the listener these handlers serve; Metadata
+	// and DescribeCluster advertise each broker's endpoint of that name.
+	// "" means the first of Config.Listeners (PLAINTEXT by default).
+	Listener string
+	// Logger receives a line per unexpected failure.
+	Logger zerolog.Logger
+}
+
+// Handlers serve the admin APIs. Create them with New and register them
+// with Register (or Routes). They are safe for concurrent use.
+type Handlers struct {
+	cluster   Cluster
+	admin     Admin
+	elector   Elector
+	authz     Authorizer
+	cfg       config.Config
+	listener  string
+	limitCode int16
+	log       zerolog.Logger
+}
+
+// New checks opts and returns the handlers.
+func New(opts Options) (*Handlers, error) {
+	if opts.Cluster == nil || opts.Admin == nil {
+		return nil, errors.New("handler: Options.Cluster and Options.Admin are required")
+	}
+	h := &Handlers{cluster: opts.Cluster, admin: opts.Admin, elector: opts.Elector, authz: opts.Authorizer,
+		cfg: opts.Config, listener: opts.Listener, limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
+	if h.authz == nil {
+		h.authz = AllowAll{}
+	}
+	if h.listener == "" {
+		h.listener = "PLAINTEXT"
+		if len(opts.Config.Listeners) > 0 {
+			h.listener = opts.Config.Listeners[0].Name
+		}
+	}
+	if h.limitCode == 0 {
+		h.limitCode = config.ErrCodePolicyViolation
+	}
+	return h, nil
+}
+
+// Register registers every route on m.
+func (h *Handlers) Register(m *wire.Mux) error {
+	for _, r := range h.Routes() {
+		if err := m.Register(r); err != nil {
+			return fmt.Errorf("handler: %w", err)
+		}
+	}
+	return nil
+}
+
+// Routes returns one route per API served, at the versions of
+// wire.DefaultZKBrokerVersions.
+func (h *Handlers) Routes() []wire.Route {
+	rs := []wire.Route{
+		route(3, h.metadata),
+		route(19, h.createTopics),
+		route(20, h.deleteTopics),
+		route(32, h.describeConfigs),
+		route(33, h.alterConfigs),
+		route(37, h.createPartitions),
+		route(44, h.incrementalAlterConfigs),
+		route(45, h.alterPartitionReassignments),
+		route(46, h.listPartitionReassignments),
+		route(60, h.describeCluster),
+		route(75, h.describeTopicPartitions),
+	}
+	if h.elector != nil {
+		rs = append(rs, h.electLeadersRoute())
+	}
+	return rs
+}
+
+// route adapts a typed handler method to a wire.Route for key's range.
+func route[T kmsg.Request](key int16, f func(context.Context, *wire.Request, T) kmsg.Response) wire.Route {
+	vr, ok := wire.ZKBrokerRange(key)
+	if !ok {
+		panic(fmt.Sprintf("handler: key %d has no version range", key)) // a programming error
+	}
+	return wire.Route{VersionRange: vr, Handler: typed(f)}
+}
+
+func typed[T kmsg.Request](f func(context.Context, *wire.Request, T) kmsg.Response) wire.Handler {
+	return wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
+		body, ok := req.Body.(T)
+		if !ok {
+			return nil, fmt.Errorf("%s: unexpected body %T", kmsg.NameForKey(req.Key), req.Body)
+		}
+		return f(ctx, req, body), nil
+	})
+}
+
+// strp returns a pointer to a copy of s.
+func strp(s string) *string { return &s }

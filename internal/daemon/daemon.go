@@ -15,6 +15,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller"
+	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -82,6 +83,17 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 		if err := mux.Register(r); err != nil {
 			return nil, fmt.Errorf("register broker route: %w", err)
 		}
+	}
+	admin := zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf})
+	api, err := handler.New(handler.Options{
+		Cluster: newViewAdapter(d.ctrl, d.clusterID), Admin: admin, Elector: d.ctrl,
+		Config: d.conf, Logger: log.With().Str("component", "api").Logger(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := api.Register(mux); err != nil {
+		return nil, fmt.Errorf("register admin APIs: %w", err)
 	}
 	if err := d.serveWire(mux); err != nil {
 		return nil, err

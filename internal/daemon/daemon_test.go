@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kzadmin/kzadmin/config"
 )
@@ -67,10 +69,50 @@ func TestDevModeStartsEverything(t *testing.T) {
 		t.Fatalf("metrics lack ActiveControllerCount 1:\n%s", metrics)
 	}
 
+	createTopicWithKadm(t, d.KafkaAddr())
+
 	stopCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	stopped = true
 	if err := d.Stop(stopCtx); err != nil {
 		t.Fatalf("stop: %v", err)
+	}
+}
+
+// createTopicWithKadm creates a topic through the admin wire API, as a
+// client of `kzadmind --dev` would, and waits until every partition has a
+// leader in Metadata.
+func createTopicWithKadm(t *testing.T, addr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	res, err := adm.CreateTopic(ctx, 6, 3, map[string]*string{"retention.ms": kadm.StringPtr("60000")}, "dev-topic")
+	if err != nil || res.Err != nil {
+		t.Fatalf("create topic: %v / %v", err, res.Err)
+	}
+	for {
+		td, err := adm.ListTopics(ctx, "dev-topic")
+		if err == nil {
+			d := td["dev-topic"]
+			led := 0
+			for _, p := range d.Partitions {
+				if p.Leader >= 0 && len(p.ISR) == 3 {
+					led++
+				}
+			}
+			if d.Err == nil && led == 6 {
+				return
+			}
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("dev-topic partitions did not all get a leader and a full ISR: %v %+v", err, td)
+		}
+		time.Sleep(50 * time.Millisecond) // poll interval for a condition with a deadline
 	}
 }

@@ -59,16 +59,17 @@ func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Op
 	return nil
 }
 
-func (p *devParts) stopBrokers(ctx context.Context) error {
+// stopBrokers closes the simulated brokers without a controlled shutdown:
+// the whole dev cluster goes away at once, so there is nowhere to move
+// leadership to, and a controlled shutdown of the last replica would only
+// wait out its retries.
+func (p *devParts) stopBrokers(context.Context) error {
 	if p.brokers == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	err := p.brokers.Shutdown(ctx)
 	p.brokers.Close()
 	p.brokers = nil
-	return err
+	return nil
 }
 
 func (p *devParts) stopZooKeeper(log zerolog.Logger) {

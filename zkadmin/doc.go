@@ -91,4 +91,75 @@
 // go-zookeeper directly. The design brief's figures from a quiet box were
 // ~3k/s, ~30k/s and ~7-9k/s. Hence DefaultBatchOps 500,
 // DefaultBatchInFlight 4 and DefaultMaxInFlight 50.
+//
+// # Admin operations
+//
+// Admin (admin*.go) is the AdminZkClient equivalent: CreateTopic,
+// AddPartitions, MarkTopicForDeletion, AlterConfigs (topics and brokers,
+// with a version 2 change notification), StartReassignment and
+// CancelReassignments (the legacy /admin/reassign_partitions request),
+// ElectPreferredLeaders (/admin/preferred_replica_election) and
+// ReadCluster. Every write goes through one loop: read the cluster
+// (pipelined), plan (validate in Kafka's order with Kafka's messages, place
+// with package placement, check the limits) and apply the plan as one
+// multi. If the multi fails because a concurrent writer changed a znode it
+// checks (BADVERSION, NODEEXISTS, NONODE), nothing was applied: the loop
+// reads and plans again, and the fresh plan either succeeds or refuses with
+// the right error (the topic now exists, the limit is now reached). A dry
+// run returns the first plan's ops unapplied; they are exactly what would
+// have been written. Refusals are *AdminError with an ErrorKind (errors.Is
+// with ErrTopicExists, ErrPartitionLimit, ...) and Kafka's error code.
+//
+// Unlike Kafka's AdminZkClient, writes that belong together are one multi:
+// a topic's config and assignment (Kafka writes the config, then the
+// assignment, and can leave the first without the second), an entity
+// config and its change notification, and rewrites expect the version
+// they read (Kafka's add-partitions and config writes are last-writer-
+// wins). Manual assignments naming unregistered brokers are refused
+// (INVALID_REPLICA_ASSIGNMENT, as KRaft does), topic configs are checked
+// against Kafka 3.9's definitions (TopicConfigDefs), and a znode that does
+// not decode is never rewritten: ReadCluster reports it next to its topic
+// (Topic.Err, Partition.Err, Topic.ConfigErr, BrokerErrors, ...) and reads
+// everything else.
+//
+// # Partition limits: race-free by construction
+//
+// max.partitions and max.broker.partitions (the config file overlaid with
+// /config/brokers/<default>) are checked on every path that adds replicas:
+// CreateTopic, AddPartitions and StartReassignment. The counts include
+// replicas being added by reassignments in progress and those a pending
+// legacy reassignment request will add.
+//
+// Two creators that each read the counts and then write could jointly
+// overshoot. They cannot here, because every such write follows one
+// protocol around the data version V of /brokers/topics, a znode every
+// broker creates and whose data Kafka never reads or writes (Kafka watches
+// only its children):
+//
+//  1. read V (with the list of topics), then read the assignments and count;
+//  2. refuse, before writing anything, if the change would exceed a limit;
+//  3. write everything in one multi that starts with SetData(/brokers/topics,
+//     null, expected version V) (creating /brokers/topics when it was
+//     missing) and checks the version of /config/brokers/<default> read.
+//
+// The SetData bumps V, so of two writers that read the same V at most one
+// multi commits; the other fails whole on its first op and plans again
+// against counts that include the winner's replicas. Writes that commit are
+// therefore totally ordered by V, and each was checked against counts that
+// include every earlier one: together they never overshoot. The race test
+// (admin_race_test.go) runs 20 creators in separate ZooKeeper sessions
+// against a limit that fits only some; exactly those succeed and the rest
+// get the limit error, and a step-by-step test shows a stale plan failing
+// on the fence op (and overshooting without it).
+//
+// The guarantee covers writers that follow the protocol: kzadmin processes
+// (CLI, daemon) using this package. It does not order writers that do not:
+// Kafka's own controller and brokers (auto-creation, CreateTopics and
+// CreatePartitions through a Kafka broker, AlterPartitionReassignments),
+// older tools, or scripts writing znodes by hand. Their writes are counted
+// when they have landed before our read, but one landing between our read
+// and our multi is not detected. A change of the limits themselves is
+// ordered only when /config/brokers/<default> existed at the read. Retries
+// re-read the whole cluster, so a create on a cluster of N topics costs N
+// pipelined reads (BenchmarkCreateTopicAmong).
 package zkadmin

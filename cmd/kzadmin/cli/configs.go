@@ -1,0 +1,223 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
+	"github.com/kzadmin/kzadmin/zkadmin"
+)
+
+func (a *app) configsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "configs",
+		Short: "Describe and alter topic and broker configs (kafka-configs.sh)",
+	}
+	cmd.AddCommand(a.configsDescribe(), a.configsAlter())
+	return group(cmd)
+}
+
+// entityFlags are kafka-configs' entity selectors.
+type entityFlags struct {
+	typ, name string
+	dflt      bool
+}
+
+func (e *entityFlags) add(f *pflag.FlagSet) {
+	f.StringVar(&e.typ, "entity-type", "", "topics or brokers")
+	f.StringVar(&e.name, "entity-name", "", "the topic name, or the broker id")
+	f.BoolVar(&e.dflt, "entity-default", false, "the cluster-wide broker defaults (/config/brokers/<default>)")
+}
+
+// resolve returns the entity type and names; none means all of the type.
+func (e entityFlags) resolve() (string, []string, error) {
+	typ := map[string]string{"topics": "topics", "topic": "topics", "brokers": "brokers", "broker": "brokers"}[e.typ]
+	switch {
+	case typ == "":
+		return "", nil, usagef("--entity-type must be topics or brokers, not %q", e.typ)
+	case e.dflt && e.name != "":
+		return "", nil, usagef("give --entity-name or --entity-default, not both")
+	case e.dflt && typ == "topics":
+		return "", nil, usagef("--entity-default applies to brokers only")
+	case e.dflt:
+		return typ, []string{backend.DefaultEntity}, nil
+	case e.name != "":
+		return typ, []string{e.name}, nil
+	}
+	return typ, nil, nil
+}
+
+func entityLabel(typ, name string) string {
+	switch {
+	case typ == "brokers" && name == backend.DefaultEntity:
+		return "brokers <default>"
+	case typ == "brokers":
+		return "broker " + name
+	}
+	return "topic " + name
+}
+
+func (a *app) configsDescribe() *cobra.Command {
+	var e entityFlags
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "describe --entity-type topics|brokers [--entity-name NAME | --entity-default] [--all]",
+		Short: "Show config overrides",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			typ, names, err := e.resolve()
+			if err != nil {
+				return err
+			}
+			if all && typ != "topics" {
+				return usagef("--all applies to topics only")
+			}
+			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
+				entities, err := b.DescribeConfigs(ctx, typ, names)
+				if err != nil {
+					return err
+				}
+				var defaults map[string]string
+				if all {
+					d, err := b.DescribeConfigs(ctx, "brokers", []string{backend.DefaultEntity})
+					if err != nil {
+						return err
+					}
+					defaults = d[0].Overrides
+				}
+				return a.printConfigs(entities, all, defaults)
+			})
+		},
+	}
+	e.add(cmd.Flags())
+	cmd.Flags().BoolVar(&all, "all", false, "also list every topic config with its default")
+	return cmd
+}
+
+type configRow struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+type entityJSON struct {
+	EntityType string      `json:"entity_type"`
+	Name       string      `json:"name"`
+	Configs    []configRow `json:"configs"`
+	Error      string      `json:"error,omitempty"`
+}
+
+// configRows lists an entity's overrides, or with all every topic config,
+// its value and where it comes from.
+func configRows(ec backend.EntityConfig, all bool, defaults map[string]string) []configRow {
+	rows := []configRow{}
+	if !all {
+		keys := make([]string, 0, len(ec.Overrides))
+		for k := range ec.Overrides {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			rows = append(rows, configRow{k, ec.Overrides[k], "override"})
+		}
+		return rows
+	}
+	for _, d := range zkadmin.TopicConfigDefs() {
+		r := configRow{Name: d.Name, Value: d.Default, Source: "Kafka default"}
+		if v, ok := ec.Overrides[d.Name]; ok {
+			r.Value, r.Source = v, "override"
+		} else if v, ok := defaults[d.BrokerSynonym]; ok && d.BrokerSynonym != "" {
+			r.Value, r.Source = v, "cluster default ("+d.BrokerSynonym+")"
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func (a *app) printConfigs(entities []backend.EntityConfig, all bool, defaults map[string]string) error {
+	var bad []string
+	var out []entityJSON
+	tab := newTable(a.out, "ENTITY", "CONFIG", "VALUE", "SOURCE")
+	for _, ec := range entities {
+		label := entityLabel(ec.EntityType, ec.Name)
+		j := entityJSON{EntityType: ec.EntityType, Name: ec.Name, Configs: configRows(ec, all, defaults)}
+		if ec.Err != nil {
+			j.Error, j.Configs = ec.Err.Error(), []configRow{}
+			bad = append(bad, label)
+			tab.row(label, "-", "-", "error: "+ec.Err.Error())
+		} else if len(j.Configs) == 0 {
+			tab.row(label, "(no overrides)", "", "")
+		}
+		for _, r := range j.Configs {
+			tab.row(label, r.Name, r.Value, r.Source)
+		}
+		out = append(out, j)
+	}
+	if a.jsonOutput() {
+		if out == nil {
+			out = []entityJSON{}
+		}
+		if err := a.printJSON(out); err != nil {
+			return err
+		}
+	} else {
+		tab.flush()
+	}
+	if len(bad) > 0 {
+		return reported{fmt.Errorf("config of %s could not be read", strings.Join(bad, ", "))}
+	}
+	return nil
+}
+
+func (a *app) configsAlter() *cobra.Command {
+	var e entityFlags
+	var add string
+	var del []string
+	cmd := &cobra.Command{
+		Use:   "alter --entity-type topics|brokers (--entity-name NAME | --entity-default) [--add-config k=v,...] [--delete-config k,...]",
+		Short: "Add, change or remove config overrides",
+		Example: `  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --add-config retention.ms=3600000
+  kzadmin configs alter --zookeeper zk:2181 --entity-type brokers --entity-default --add-config max.partitions=10000,max.broker.partitions=4000
+  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --delete-config retention.ms`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			typ, names, err := e.resolve()
+			if err != nil {
+				return err
+			}
+			if len(names) == 0 {
+				return usagef("--entity-name or --entity-default is required")
+			}
+			set, err := parseAddConfig(add)
+			if err != nil {
+				return err
+			}
+			req := backend.AlterConfigsRequest{EntityType: typ, Name: names[0], Set: set, Delete: parseNames(del), DryRun: a.g.DryRun}
+			if len(req.Set) == 0 && len(req.Delete) == 0 {
+				return usagef("nothing to do: give --add-config or --delete-config")
+			}
+			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
+				res, err := b.AlterConfigs(ctx, req)
+				if err != nil {
+					return err
+				}
+				return a.result(res, res.Writes, func() {
+					if req.Name == backend.DefaultEntity {
+						fmt.Fprintln(a.out, "Completed updating default config for brokers in the cluster.")
+					} else {
+						fmt.Fprintf(a.out, "Completed updating config for %s.\n", entityLabel(typ, req.Name))
+					}
+				})
+			})
+		},
+	}
+	e.add(cmd.Flags())
+	cmd.Flags().StringVar(&add, "add-config", "", "configs to set: k1=v1,k2=[v2,v3] (square brackets for list values)")
+	cmd.Flags().StringArrayVar(&del, "delete-config", nil, "config names to remove: k1,k2")
+	return cmd
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+func TestConfigsDescribeAndAlter(t *testing.T) {
+	c := newCluster(t, "")
+	c.ok("topics", "create", "--topic", "c", "--partitions", "1", "--replication-factor", "1", "--config", "retention.ms=1000")
+	c.want(0, []string{"Completed updating config for topic c."}, "configs", "alter", "--entity-type", "topics",
+		"--entity-name", "c", "--add-config", "cleanup.policy=[compact,delete],segment.ms=5000", "--delete-config", "retention.ms")
+	if got := c.get(znodes.ConfigEntityPath("topics", "c")); got != `{"version":1,"config":{"cleanup.policy":"compact,delete","segment.ms":"5000"}}` {
+		t.Fatalf("config %s", got)
+	}
+	kids, _, err := c.zk.Children(c.ctx, znodes.ConfigChangesPath)
+	if err != nil || len(kids) != 1 || c.get(znodes.ConfigChangePath(kids[0])) != `{"version":2,"entity_path":"topics/c"}` {
+		t.Fatalf("notifications %v %v", kids, err)
+	}
+	r := c.ok("configs", "describe", "--entity-type", "topics", "--entity-name", "c")
+	for _, want := range []string{"ENTITY", "topic c", "cleanup.policy", "compact,delete", "override"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("describe lacks %q:\n%s", want, r.out)
+		}
+	}
+
+	c.want(0, []string{"Completed updating default config for brokers in the cluster."}, "configs", "alter",
+		"--entity-type", "brokers", "--entity-default", "--add-config", "log.retention.ms=120000,max.partitions=500")
+	c.ok("configs", "alter", "--entity-type", "brokers", "--entity-name", "1", "--add-config", "log.cleaner.threads=2")
+	r = c.ok("configs", "describe", "--entity-type", "topics", "--entity-name", "c", "--all", "-o", "json")
+	var ents []entityJSON
+	if err := json.Unmarshal([]byte(r.out), &ents); err != nil || len(ents) != 1 {
+		t.Fatalf("%s %v", r.out, err)
+	}
+	sources := map[string]configRow{}
+	for _, row := range ents[0].Configs {
+		sources[row.Name] = row
+	}
+	if sources["retention.ms"].Value != "120000" || !strings.HasPrefix(sources["retention.ms"].Source, "cluster default") ||
+		sources["segment.ms"].Source != "override" || sources["flush.ms"].Source != "Kafka default" || len(sources) != 36 {
+		t.Errorf("--all rows %v", sources)
+	}
+	r = c.ok("configs", "describe", "--entity-type", "brokers")
+	for _, want := range []string{"brokers <default>", "max.partitions", "500", "broker 1", "log.cleaner.threads"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("brokers describe lacks %q:\n%s", want, r.out)
+		}
+	}
+
+	c.want(1, []string{"Invalid config(s): flush.ms"}, "configs", "alter", "--entity-type", "topics", "--entity-name", "c", "--delete-config", "flush.ms")
+	c.want(1, []string{"Invalid value x for configuration segment.ms: Not a number of type LONG"}, "configs", "alter",
+		"--entity-type", "topics", "--entity-name", "c", "--add-config", "segment.ms=x")
+	c.want(1, []string{"Topic 'nope' does not exist."}, "configs", "alter", "--entity-type", "topics", "--entity-name", "nope", "--add-config", "segment.ms=1")
+	c.want(1, []string{"Topic 'nope' does not exist."}, "configs", "describe", "--entity-type", "topics", "--entity-name", "nope")
+	c.want(2, []string{"--entity-type must be topics or brokers"}, "configs", "describe", "--entity-type", "users")
+	c.want(2, []string{"--entity-default applies to brokers only"}, "configs", "describe", "--entity-type", "topics", "--entity-default")
+	c.want(2, []string{"nothing to do"}, "configs", "alter", "--entity-type", "topics", "--entity-name", "c")
+	c.want(2, []string{"--entity-name or --entity-default is required"}, "configs", "alter", "--entity-type", "topics", "--add-config", "a=b")
+	c.want(2, []string{"is not name=value"}, "configs", "alter", "--entity-type", "topics", "--entity-name", "c", "--add-config", "novalue")
+}
+
+func TestParseAddConfig(t *testing.T) {
+	got, err := parseAddConfig("a=1, b=[x,y],c=d=e,,")
+	if err != nil || len(got) != 3 || got["a"] != "1" || got["b"] != "x,y" || got["c"] != "d=e" {
+		t.Fatalf("%v %v", got, err)
+	}
+}

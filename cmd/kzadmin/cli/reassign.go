@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
+	"github.com/kzadmin/kzadmin/placement"
+)
+
+func (a *app) reassignCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "reassign",
+		Short: "Generate, execute, verify and cancel partition reassignments (kafka-reassign-partitions.sh)",
+	}
+	cmd.AddCommand(a.reassignGenerate(), a.reassignExecute(), a.reassignVerify(), a.reassignCancel())
+	return group(cmd)
+}
+
+func (a *app) reassignGenerate() *cobra.Command {
+	var topicsFile, brokerList string
+	var disableRack bool
+	cmd := &cobra.Command{
+		Use:   "generate --topics-to-move-json-file FILE --broker-list 1,2,3",
+		Short: "Propose moving topics onto a set of brokers, moving as few replicas as it can",
+		Long: `Print the current assignment of the topics and a proposed one on the
+given brokers. Unlike kafka-reassign-partitions --generate, which re-places
+every partition from scratch, the proposal keeps replicas where they are and
+moves as few as it can to reach balance, rack spread and balanced leaders.
+Nothing is written: save the proposal and run 'reassign execute'.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			topics, err := readTopicsToMove(topicsFile)
+			if err != nil {
+				return err
+			}
+			targets, err := parseBrokerList("--broker-list", brokerList)
+			if err != nil {
+				return err
+			}
+			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
+				view, err := b.Describe(ctx, backend.DescribeRequest{Topics: topics})
+				if err != nil {
+					return err
+				}
+				return a.generate(view, topics, targets, disableRack)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&topicsFile, "topics-to-move-json-file", "", `file: {"topics":[{"topic":"foo"}],"version":1}`)
+	f.StringVar(&brokerList, "broker-list", "", "the brokers to move the topics onto: 1,2,3")
+	f.BoolVar(&disableRack, "disable-rack-aware", false, "ignore racks")
+	return cmd
+}
+
+func (a *app) generate(view *backend.ClusterView, names []string, targets []int32, disableRack bool) error {
+	var brokers []placement.Broker
+	for _, id := range targets {
+		i := slices.IndexFunc(view.Brokers, func(b backend.Broker) bool { return b.ID == id })
+		if i < 0 {
+			return fmt.Errorf("broker %d in --broker-list is not registered (live brokers: %s)", id, ids(brokerIDs(view)))
+		}
+		brokers = append(brokers, placement.Broker{ID: id, Rack: view.Brokers[i].Rack, HasRack: view.Brokers[i].HasRack})
+	}
+	mode := placement.RackEnforced
+	if disableRack {
+		mode = placement.RackDisabled
+	}
+	brokers, err := placement.ApplyRackMode(brokers, mode)
+	if err != nil {
+		return err
+	}
+	var current []backend.Reassignment
+	var ptopics []placement.Topic
+	for _, name := range names {
+		i := slices.IndexFunc(view.Topics, func(t backend.Topic) bool { return t.Name == name })
+		if i < 0 {
+			return fmt.Errorf("topic %s does not exist", name)
+		}
+		t := view.Topics[i]
+		if t.Err != nil {
+			return fmt.Errorf("topic %s cannot be read: %w", name, t.Err)
+		}
+		pt := placement.Topic{Name: name}
+		for _, p := range t.Partitions {
+			pt.Partitions = append(pt.Partitions, p.Replicas)
+			current = append(current, backend.Reassignment{Topic: name, Partition: p.ID, Replicas: p.Replicas})
+		}
+		ptopics = append(ptopics, pt)
+	}
+	plan, err := placement.PlanReassignment(ptopics, brokers, placement.Limits{})
+	if err != nil {
+		return err
+	}
+	var proposed []backend.Reassignment
+	for ti, t := range plan.Topics {
+		for pi, replicas := range t.Partitions {
+			proposed = append(proposed, backend.Reassignment{Topic: t.Name, Partition: view.Topics[indexOf(view, names[ti])].Partitions[pi].ID, Replicas: replicas})
+		}
+	}
+	if a.jsonOutput() {
+		return a.printJSON(map[string]any{"current": jsonPlan(current), "proposed": jsonPlan(proposed),
+			"replica_moves": plan.Moves, "leader_changes": plan.LeaderChanges})
+	}
+	fmt.Fprintf(a.out, "Current partition replica assignment\n%s\n\nProposed partition reassignment configuration\n%s\n",
+		planJSON(current), planJSON(proposed))
+	fmt.Fprintf(a.errOut, "The proposal moves %s and changes %s.\n", plural(plan.Moves, "replica", "replicas"),
+		plural(plan.LeaderChanges, "preferred leader", "preferred leaders"))
+	return nil
+}
+
+func indexOf(view *backend.ClusterView, name string) int {
+	return slices.IndexFunc(view.Topics, func(t backend.Topic) bool { return t.Name == name })
+}
+
+func brokerIDs(view *backend.ClusterView) []int32 {
+	out := make([]int32, len(view.Brokers))
+	for i, b := range view.Brokers {
+		out[i] = b.ID
+	}
+	return out
+}
+
+// jsonPlan is a plan as a JSON value (for -o json).
+func jsonPlan(moves []backend.Reassignment) planFile {
+	p := planFile{Version: 1, Partitions: []planEntry{}}
+	for _, m := range moves {
+		p.Partitions = append(p.Partitions, planEntry{Topic: m.Topic, Partition: m.Partition, Replicas: m.Replicas})
+	}
+	return p
+}
+
+func (a *app) reassignExecute() *cobra.Command {
+	var planPath string
+	var wait bool
+	var throttle int64
+	var waitTimeout, interval time.Duration
+	cmd := &cobra.Command{
+		Use:   "execute --reassignment-json-file FILE [--wait]",
+		Short: "Start a reassignment (through /admin/reassign_partitions)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			moves, err := readPlan(planPath)
+			if err != nil {
+				return err
+			}
+			if throttle >= 0 {
+				return usagef("--throttle is not supported with --zookeeper yet; set leader/follower.replication.throttled.* configs instead")
+			}
+			b, err := a.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout)
+			res, err := b.StartReassignment(ctx, moves, a.g.DryRun)
+			cancel()
+			if err != nil {
+				return fail(err)
+			}
+			err = a.result(res, res.Writes, func() {
+				fmt.Fprintf(a.out, "Current partition replica assignment\n\n%s\n\nSave this to use as the "+
+					"--reassignment-json-file option during rollback\nSuccessfully started partition reassignments for %s\n",
+					planJSON(res.Current), moveNames(moves))
+			})
+			if err != nil || !wait || a.g.DryRun {
+				return err
+			}
+			return fail(a.waitReassignment(cmd.Context(), b, moves, waitTimeout, interval))
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&planPath, "reassignment-json-file", "", "the plan (kafka-reassign-partitions' JSON format)")
+	f.BoolVar(&wait, "wait", false, "wait until the reassignment completes, with a progress bar on stderr")
+	f.DurationVar(&waitTimeout, "wait-timeout", 30*time.Minute, "give up waiting after this long")
+	f.DurationVar(&interval, "poll-interval", time.Second, "how often --wait looks at the cluster")
+	f.Int64Var(&throttle, "throttle", -1, "replication throttle in B/s (not supported with --zookeeper)")
+	return cmd
+}
+
+// partitionStatus is one partition's progress towards its target.
+type partitionStatus struct {
+	Topic     string  `json:"topic"`
+	Partition int32   `json:"partition"`
+	Status    string  `json:"status"` // complete, in_progress, mismatch, unknown
+	Current   []int32 `json:"current"`
+	Target    []int32 `json:"target"`
+}
+
+// statuses compares the cluster with the plan as --verify does: in
+// progress while requested or being moved; complete when the replicas are
+// exactly the target.
+func statuses(view *backend.ClusterView, moves []backend.Reassignment) []partitionStatus {
+	out := make([]partitionStatus, len(moves))
+	for i, m := range moves {
+		s := partitionStatus{Topic: m.Topic, Partition: m.Partition, Target: m.Replicas, Status: "unknown"}
+		tp := backend.TopicPartition{Topic: m.Topic, Partition: m.Partition}
+		if ti := indexOf(view, m.Topic); ti >= 0 {
+			for _, p := range view.Topics[ti].Partitions {
+				if p.ID != m.Partition {
+					continue
+				}
+				s.Current = p.Replicas
+				_, pending := view.Pending[tp]
+				switch {
+				case pending || len(p.Adding) > 0 || len(p.Removing) > 0:
+					s.Status = "in_progress"
+				case slices.Equal(p.Replicas, m.Replicas):
+					s.Status = "complete"
+				default:
+					s.Status = "mismatch"
+				}
+			}
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func countDone(st []partitionStatus) int {
+	n := 0
+	for _, s := range st {
+		if s.Status == "complete" {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// proposedPlan picks the proposal out of 'reassign generate' output.
+func proposedPlan(t *testing.T, out string) (string, planFile) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	last := lines[len(lines)-1]
+	var p planFile
+	if err := json.Unmarshal([]byte(last), &p); err != nil {
+		t.Fatalf("proposal %q: %v\n%s", last, err, out)
+	}
+	return last, p
+}
+
+// completeReassignment does what the controller does when a reassignment
+// finishes: the topic gets the target replicas and the request goes.
+func (c *cluster) completeReassignment(topic string, target map[int32][]int32) {
+	c.t.Helper()
+	asg, err := znodes.DecodeTopicAssignment(topic, []byte(c.get(znodes.TopicPath(topic))))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for p, r := range target {
+		asg.Partitions[p] = r
+	}
+	asg.AddingReplicas, asg.RemovingReplicas = nil, nil
+	data, _ := asg.Encode()
+	c.put(znodes.TopicPath(topic), string(data))
+	if err := c.zk.Delete(c.ctx, znodes.ReassignPartitionsPath, zkadmin.AnyVersion); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+func TestReassignGenerateExecuteVerify(t *testing.T) {
+	c := newCluster(t, "", "", "", "")
+	c.ok("topics", "create", "--topic", "r", "--replica-assignment", "1:2,2:1")
+	topics := writeFile(t, `{"topics":[{"topic":"r"}],"version":1}`)
+	r := c.want(0, []string{"Current partition replica assignment", `{"topic":"r","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}`,
+		"Proposed partition reassignment configuration", "The proposal moves 4 replicas"},
+		"reassign", "generate", "--topics-to-move-json-file", topics, "--broker-list", "3,4")
+	line, proposal := proposedPlan(t, r.out)
+	for _, p := range proposal.Partitions {
+		if len(p.Replicas) != 2 || !slices.Contains([]int32{3, 4}, p.Replicas[0]) || !slices.Contains([]int32{3, 4}, p.Replicas[1]) {
+			t.Fatalf("proposal %+v", proposal)
+		}
+	}
+	plan := writeFile(t, line)
+	c.want(0, []string{"Save this to use as the --reassignment-json-file option during rollback",
+		`{"version":1,"partitions":[{"topic":"r","partition":0,"replicas":[1,2],"log_dirs":["any","any"]}`,
+		"Successfully started partition reassignments for r-0,r-1"}, "reassign", "execute", "--reassignment-json-file", plan)
+	var req struct {
+		Version    int
+		Partitions []map[string]any
+	}
+	if err := json.Unmarshal([]byte(c.get(znodes.ReassignPartitionsPath)), &req); err != nil || len(req.Partitions) != 2 ||
+		strings.Contains(c.get(znodes.ReassignPartitionsPath), "log_dirs") {
+		t.Fatalf("request znode %s (%v)", c.get(znodes.ReassignPartitionsPath), err)
+	}
+	c.want(0, []string{"Reassignment of partition r-0 is still in progress.", "Reassignment of partition r-1 is still in progress."},
+		"reassign", "verify", "--reassignment-json-file", plan)
+	c.want(1, []string{"There is an existing assignment running", "r-0, r-1"}, "reassign", "execute", "--reassignment-json-file", plan)
+	target := map[int32][]int32{}
+	for _, p := range proposal.Partitions {
+		target[p.Partition] = p.Replicas
+	}
+	c.completeReassignment("r", target)
+	c.want(0, []string{"Reassignment of partition r-0 is completed.", "Reassignment of partition r-1 is completed."},
+		"reassign", "verify", "--reassignment-json-file", plan)
+	back := writeFile(t, `{"version":1,"partitions":[{"topic":"r","partition":0,"replicas":[1,2]},{"topic":"r","partition":1,"replicas":[2,1]}]}`)
+	c.want(0, []string{"There is no active reassignment of partition r-0, but replica set is"}, "reassign", "verify", "--reassignment-json-file", back)
+}
+
+func TestReassignExecuteWaitShowsProgress(t *testing.T) {
+	c := newCluster(t, "", "", "")
+	c.ok("topics", "create", "--topic", "w", "--replica-assignment", "1:2,2:3")
+	plan := writeFile(t, `{"version":1,"partitions":[{"topic":"w","partition":0,"replicas":[3,1]},{"topic":"w","partition":1,"replicas":[3,2]}]}`)
+	done := make(chan result, 1)
+	go func() {
+		done <- c.run("reassign", "execute", "--reassignment-json-file", plan, "--wait", "--poll-interval", "50ms")
+	}()
+	// Play the controller: wait for the request, then finish one partition,
+	// then the other.
+	deadline := time.Now().Add(20 * time.Second)
+	for !c.exists(znodes.ReassignPartitionsPath) {
+		if time.Now().After(deadline) {
+			t.Fatal("no reassignment request appeared")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.put(znodes.TopicPath("w"), `{"version":3,"partitions":{"0":[3,1],"1":[3,2,3]},"adding_replicas":{"1":[3]},"removing_replicas":{"1":[3]}}`)
+	c.put(znodes.TopicPath("w"), `{"version":3,"partitions":{"0":[3,1],"1":[3,2]},"adding_replicas":{},"removing_replicas":{}}`)
+	if err := c.zk.Delete(c.ctx, znodes.ReassignPartitionsPath, zkadmin.AnyVersion); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.code != 0 || !strings.Contains(r.errOut, "2/2 partitions reassigned (100%)") {
+			t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.out, r.errOut)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("execute --wait did not return")
+	}
+}
+
+func TestReassignCancelAndInputErrors(t *testing.T) {
+	c := newCluster(t, "", "", "")
+	c.put(znodes.TopicPath("m"), `{"version":3,"partitions":{"0":[3,1,2],"1":[1,2]},"adding_replicas":{"0":[3]},"removing_replicas":{"0":[2]}}`)
+	plan := writeFile(t, `{"version":1,"partitions":[{"topic":"m","partition":0,"replicas":[3,1]},{"topic":"m","partition":1,"replicas":[1,3]}]}`)
+	c.want(0, []string{"Successfully cancelled partition reassignments for: m-0", "Not active: m-1"},
+		"reassign", "cancel", "--reassignment-json-file", plan)
+	if got := c.get(znodes.ReassignPartitionsPath); got != `{"version":1,"partitions":[{"topic":"m","partition":0,"replicas":[1,2]}]}` {
+		t.Fatalf("cancel wrote %s", got)
+	}
+	c.want(1, []string{"There is an existing assignment running"}, "reassign", "cancel", "--reassignment-json-file", plan)
+
+	before := c.snapshot()
+	c.want(2, []string{"not valid JSON"}, "reassign", "execute", "--reassignment-json-file", writeFile(t, `{"version":1,`))
+	c.want(2, []string{"version 2 is not supported"}, "reassign", "verify", "--reassignment-json-file", writeFile(t, `{"version":2,"partitions":[]}`))
+	c.want(2, []string{"moving replicas between log directories is not supported"}, "reassign", "execute", "--reassignment-json-file",
+		writeFile(t, `{"version":1,"partitions":[{"topic":"m","partition":0,"replicas":[1],"log_dirs":["/data/a"]}]}`))
+	c.want(2, []string{"--throttle is not supported"}, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000")
+	c.want(2, []string{"--reassignment-json-file is required"}, "reassign", "verify")
+	c.want(2, []string{"not a broker id"}, "reassign", "generate", "--topics-to-move-json-file",
+		writeFile(t, `{"topics":[{"topic":"m"}],"version":1}`), "--broker-list", "1,x")
+	c.want(1, []string{"broker 7 in --broker-list is not registered"}, "reassign", "generate", "--topics-to-move-json-file",
+		writeFile(t, `{"topics":[{"topic":"m"}],"version":1}`), "--broker-list", "1,7")
+	sameTree(t, before, c.snapshot())
+}

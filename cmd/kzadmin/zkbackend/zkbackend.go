@@ -1,0 +1,130 @@
+package zkbackend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
+	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/zkadmin"
+)
+
+// Options configure Open.
+type Options struct {
+	// Connect is "host:port[,host:port...][/chroot]".
+	Connect string
+	// Config is the static configuration (limits, num.partitions,
+	// default.replication.factor); nil means Kafka's defaults. The
+	// cluster-wide dynamic defaults in ZooKeeper are overlaid on it.
+	Config *config.Config
+	// SessionTimeout; 0 means 10s, plenty for a command.
+	SessionTimeout time.Duration
+	Logger         zerolog.Logger
+}
+
+// Backend is the ZooKeeper backend.
+type Backend struct {
+	zk    *zkadmin.Client
+	admin *zkadmin.Admin
+}
+
+var _ backend.Backend = (*Backend)(nil)
+
+// Open connects. A chroot must already exist: a command never creates one
+// (a mistyped chroot would otherwise silently become an empty cluster, and
+// --dry-run must write nothing).
+func Open(ctx context.Context, opts Options) (*Backend, error) {
+	zc, err := config.ParseZKConnect(opts.Connect)
+	if err != nil {
+		return nil, fmt.Errorf("--zookeeper %q: %w", opts.Connect, err)
+	}
+	if len(zc.Servers) == 0 {
+		return nil, fmt.Errorf("--zookeeper %q: no servers", opts.Connect)
+	}
+	timeout := opts.SessionTimeout
+	if timeout == 0 {
+		timeout = 10 * time.Second
+	}
+	zo := zkadmin.Options{Servers: zc.Servers, SessionTimeout: timeout, Logger: opts.Logger}
+	if zc.Chroot != "" {
+		if err := checkChroot(ctx, zo, zc.Chroot); err != nil {
+			return nil, err
+		}
+	}
+	zo.Chroot = zc.Chroot
+	c, err := zkadmin.Connect(ctx, zo)
+	if err != nil {
+		return nil, err
+	}
+	return &Backend{zk: c, admin: zkadmin.NewAdmin(c, zkadmin.AdminOptions{Config: opts.Config, Logger: opts.Logger})}, nil
+}
+
+func checkChroot(ctx context.Context, zo zkadmin.Options, chroot string) error {
+	c, err := zkadmin.Connect(ctx, zo)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ok, _, err := c.Exists(ctx, chroot)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("chroot %s does not exist in ZooKeeper %v: no Kafka cluster there (a broker creates it "+
+			"when it first starts)", chroot, zo.Servers)
+	}
+	return nil
+}
+
+// Admin returns the zkadmin Admin behind the backend.
+func (b *Backend) Admin() *zkadmin.Admin { return b.admin }
+
+// Close ends the ZooKeeper session.
+func (b *Backend) Close() { b.zk.Close() }
+
+// writes converts zkadmin ops for display.
+func writes(ops []zkadmin.Op, dryRun bool, attempts int) backend.Writes {
+	w := backend.Writes{DryRun: dryRun, Attempts: attempts}
+	for _, op := range ops {
+		bw := backend.Write{Op: op.Kind.String(), Path: op.Path, Version: op.Version}
+		switch op.Kind {
+		case zkadmin.OpCreate:
+			bw.Version, bw.Mode = -1, op.Mode.String()
+			bw.Data = data(op.Data)
+		case zkadmin.OpSet:
+			bw.Data = data(op.Data)
+		}
+		w.Ops = append(w.Ops, bw)
+	}
+	return w
+}
+
+func data(b []byte) *string {
+	if b == nil {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
+// convertErr maps zkadmin's typed refusals to backend.Error; other errors
+// (ZooKeeper unreachable, ...) pass through.
+func convertErr(err error) error {
+	var ae *zkadmin.AdminError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	return &backend.Error{Resource: resourceName(ae.Resource), Code: ae.Code, Name: backend.ErrorName(ae.Code),
+		Reason: ae.Kind.String(), Message: ae.Message, Err: err}
+}
+
+func resourceName(r string) string {
+	if r == "" || r == "cluster" {
+		return ""
+	}
+	return r
+}

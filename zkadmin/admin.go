@@ -1,0 +1,69 @@
+package zkadmin
+
+import (
+	"crypto/rand"
+	"io"
+
+	"github.com/rs/zerolog"
+
+	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/placement"
+)
+
+// DefaultMaxAttempts bounds how often an admin write re-reads and retries
+// after losing a race to a concurrent writer. Every lost round means another
+// writer's multi committed, so N concurrent creators need at most N rounds.
+const DefaultMaxAttempts = 64
+
+// AdminOptions configure an Admin. The zero value works: Kafka's defaults,
+// no static limits, crypto/rand topic ids.
+type AdminOptions struct {
+	// Config is the static configuration (the properties file). Every
+	// operation overlays the cluster-wide dynamic defaults in
+	// /config/brokers/<default> onto it (config.Config.WithDynamic), so the
+	// limits in force are the file's unless the znode overrides them. The
+	// zero value means config.Default().
+	Config *config.Config
+	// MaxAttempts bounds the re-read and retry rounds of a write that loses
+	// a race; 0 means DefaultMaxAttempts.
+	MaxAttempts int
+	// MaxInFlight is the pipelining depth of cluster reads; 0 means
+	// DefaultMaxInFlight.
+	MaxInFlight int
+	// Rand drives placement's random start; nil uses math/rand/v2.
+	Rand placement.Rand
+	// TopicIDs is the randomness for new topic ids; nil is crypto/rand.
+	TopicIDs io.Reader
+	// Logger receives a debug line per retried write.
+	Logger zerolog.Logger
+}
+
+// Admin is kzadmin's AdminZkClient: it validates admin requests against the
+// cluster as ZooKeeper holds it, checks the partition limits, and writes
+// configs, assignments, deletion markers, config-change notifications and
+// the legacy reassignment and election requests, each as one multi. It is
+// safe for concurrent use; so are several Admins in several processes (see
+// "Partition limits" in the package doc).
+type Admin struct {
+	zk   *Client
+	cfg  config.Config
+	opts AdminOptions
+}
+
+// NewAdmin returns an Admin working through c.
+func NewAdmin(c *Client, opts AdminOptions) *Admin {
+	cfg := config.Default()
+	if opts.Config != nil {
+		cfg = *opts.Config
+	}
+	if opts.MaxAttempts <= 0 {
+		opts.MaxAttempts = DefaultMaxAttempts
+	}
+	if opts.TopicIDs == nil {
+		opts.TopicIDs = rand.Reader
+	}
+	return &Admin{zk: c, cfg: cfg, opts: opts}
+}
+
+// Client returns the ZooKeeper client the Admin works through.
+func (a *Admin) Client() *Client { return a.zk }

@@ -1,0 +1,199 @@
+package zkadmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/kzadmin/kzadmin/placement"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// CreateTopicRequest asks for a new topic: either Partitions and
+// ReplicationFactor (placed by placement, rack-aware when the brokers have
+// racks) or an explicit Assignment, where element i is partition i's
+// replicas, the first being the preferred leader.
+type CreateTopicRequest struct {
+	Topic string
+	// Partitions and ReplicationFactor: -1 takes num.partitions and
+	// default.replication.factor from the effective config. Leave both
+	// zero when giving an Assignment.
+	Partitions        int32
+	ReplicationFactor int16
+	Assignment        [][]int32
+	// Config holds the topic's config overrides, validated against Kafka
+	// 3.9's topic configs.
+	Config map[string]string
+	// RackMode is what to do when only some brokers have a rack; the zero
+	// value refuses, as kafka-topics does without --disable-rack-aware.
+	RackMode placement.RackMode
+	// DryRun validates, places and checks limits, and returns the ops it
+	// would apply without writing anything.
+	DryRun bool
+}
+
+// CreateTopicResult says what was (or, DryRun, would be) written.
+type CreateTopicResult struct {
+	TopicID    znodes.UUID
+	Assignment [][]int32
+	// Ops is the multi that was applied (or would be).
+	Ops []Op
+	// Attempts counts reads and plans, more than 1 when a concurrent writer
+	// won a race first.
+	Attempts int
+}
+
+// CreateTopic creates a topic as AdminZkClient.createTopicWithAssignment
+// does, but atomically: the config znode /config/topics/<t> and the
+// assignment /brokers/topics/<t> (version 3, with a new topic id) are
+// written in one multi, together with the partition-limit fence, so a topic
+// never exists without its config and concurrent creators never overshoot
+// the limits. No config change notification is written (Kafka writes none
+// for a new topic), and no partition state: Kafka's controller (or kzadmin's)
+// creates those when it sees the topic.
+func (a *Admin) CreateTopic(ctx context.Context, req CreateTopicRequest) (*CreateTopicResult, error) {
+	name := req.Topic
+	if err := checkCreateRequest(req); err != nil {
+		return nil, err
+	}
+	id, err := znodes.NewTopicID(a.opts.TopicIDs)
+	if err != nil {
+		return nil, fmt.Errorf("create topic %s: %w", name, err)
+	}
+	var asg [][]int32
+	plan := func(ctx context.Context, c *Cluster) ([]Op, error) {
+		if err := validateNewTopic(c, name); err != nil {
+			return nil, err
+		}
+		var err error
+		if asg, err = a.placeNewTopic(c, req); err != nil {
+			return nil, err
+		}
+		return a.createOps(ctx, c, name, id, asg, req.Config)
+	}
+	res, err := a.writeLoop(ctx, "create topic "+name, ReadOptions{AllTopics: true}, req.DryRun, plan)
+	if err != nil && errors.Is(err, ErrConnectionLoss) && !req.DryRun && a.confirmCreated(ctx, name, id) {
+		err = nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &CreateTopicResult{TopicID: id, Assignment: asg, Ops: res.ops, Attempts: res.attempts}, nil
+}
+
+// checkCreateRequest makes the checks that need no read: the name, and the
+// shape of the request.
+func checkCreateRequest(req CreateTopicRequest) error {
+	name := req.Topic
+	if err := znodes.ValidateTopicName(name); err != nil {
+		return adminErr(KindInvalidTopic, name, "%v", err)
+	}
+	if name == znodes.ClusterMetadataTopic {
+		return adminErr(KindInvalidRequest, name, "Creation of internal topic %s is prohibited.", name)
+	}
+	if req.Assignment != nil && (req.Partitions > 0 || req.ReplicationFactor > 0) {
+		return adminErr(KindInvalidRequest, name, "Both numPartitions or replicationFactor and replicasAssignments "+
+			"were set. Both cannot be used at the same time.")
+	}
+	return ValidateTopicConfig(name, req.Config)
+}
+
+// validateNewTopic is AdminZkClient.validateTopicCreate's check of the name
+// against the cluster, in Kafka's order and with Kafka's messages.
+func validateNewTopic(c *Cluster, name string) error {
+	if c.MarkedForDeletion[name] {
+		return adminErr(KindMarkedForDeletion, name, "Topic '%s' is marked for deletion.", name)
+	}
+	if c.HasTopic(name) {
+		return adminErr(KindTopicExists, name, "Topic '%s' already exists.", name)
+	}
+	if err := znodes.CheckTopicCollision(name, c.TopicNames); err != nil {
+		return adminErr(KindInvalidTopic, name, "%v", err)
+	}
+	return nil
+}
+
+// placeNewTopic validates an explicit assignment, or places the partitions,
+// and checks the result against the limits.
+func (a *Admin) placeNewTopic(c *Cluster, req CreateTopicRequest) ([][]int32, error) {
+	name, limits := req.Topic, c.Limits()
+	if req.Assignment != nil {
+		if err := validateAssignment(c, name, req.Assignment, 0, 0); err != nil {
+			return nil, err
+		}
+		doing := fmt.Sprintf("creating topic '%s' with %d partitions", name, len(req.Assignment))
+		if err := limits.CheckNewPartitions(req.Assignment); err != nil {
+			return nil, fromPlacement(name, doing, err)
+		}
+		return req.Assignment, nil
+	}
+	partitions, rf := int(req.Partitions), int(req.ReplicationFactor)
+	if partitions == -1 {
+		partitions = int(c.Config.NumPartitions)
+	}
+	if rf == -1 {
+		rf = int(c.Config.DefaultReplicationFactor)
+	}
+	doing := fmt.Sprintf("creating topic '%s' with %d partitions of replication factor %d", name, partitions, rf)
+	brokers, err := placement.ApplyRackMode(c.PlacementBrokers(), req.RackMode)
+	if err != nil {
+		return nil, fromPlacement(name, doing, err)
+	}
+	asg, err := placement.AssignReplicas(brokers, partitions, rf,
+		placement.Options{Rand: a.opts.Rand, Limits: limits, Topic: name})
+	if err != nil {
+		return nil, fromPlacement(name, doing, err)
+	}
+	return asg, nil
+}
+
+// createOps builds the topic's multi: the fence, the config znode (created,
+// or overwritten if a stale one is left, as Kafka does), the assignment.
+func (a *Admin) createOps(ctx context.Context, c *Cluster, name string, id znodes.UUID, asg [][]int32,
+	cfg map[string]string) ([]Op, error) {
+	ops, err := a.fenceOps(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	cfgData, err := znodes.EntityConfig{Config: cfg}.Encode()
+	if err != nil {
+		return nil, err
+	}
+	cfgPath := znodes.ConfigEntityPath(znodes.EntityTopics, name)
+	exists, st, err := a.zk.Exists(ctx, cfgPath)
+	if err != nil {
+		return nil, err
+	}
+	version := int32(-1)
+	if exists {
+		version = st.Version
+	}
+	put, err := a.putOp(ctx, cfgPath, cfgData, version)
+	if err != nil {
+		return nil, err
+	}
+	topic := znodes.TopicAssignment{Partitions: make(map[int32][]int32, len(asg)), TopicID: id}
+	for p, replicas := range asg {
+		topic.Partitions[int32(p)] = replicas
+	}
+	asgData, err := topic.Encode()
+	if err != nil {
+		return nil, err
+	}
+	ops = append(ops, put...)
+	return append(ops, CreateOp(znodes.TopicPath(name), asgData, Persistent)), nil
+}
+
+// confirmCreated decides a create whose reply was lost: it landed exactly
+// when the topic now carries the id we generated.
+func (a *Admin) confirmCreated(ctx context.Context, name string, id znodes.UUID) bool {
+	if a.zk.WaitConnected(ctx) != nil || a.zk.Sync(ctx, znodes.TopicPath(name)) != nil {
+		return false
+	}
+	data, _, err := a.zk.Get(ctx, znodes.TopicPath(name))
+	if err != nil {
+		return false
+	}
+	t, err := znodes.DecodeTopicAssignment(name, data)
+	return err == nil && t.TopicID == id
+}

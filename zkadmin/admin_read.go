@@ -1,0 +1,278 @@
+package zkadmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// ReadOptions say how much of the cluster ReadCluster reads. Brokers, the
+// controller, deletion markers, the pending legacy requests and the
+// cluster-wide dynamic defaults are always read.
+type ReadOptions struct {
+	// AllTopics reads every topic znode; otherwise only those in Topics
+	// (names that do not exist are skipped).
+	AllTopics bool
+	Topics    []string
+	// Configs also reads /config/topics/<t> for the topics read.
+	Configs bool
+	// States also reads every partition's state znode.
+	States bool
+}
+
+// ReadCluster reads the cluster with pipelined reads: /brokers/topics (its
+// children and data version) first, then the brokers and the admin znodes,
+// then the topic znodes (and configs), then the partition states, each
+// phase as one pipelined batch. Decode failures are kept per item; only a
+// failure to talk to ZooKeeper fails the call.
+func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, error) {
+	c := &Cluster{Controller: -1, BrokerDefaultsVersion: -1, AllTopics: opts.AllTopics, byName: map[string]*Topic{}}
+	// The version of /brokers/topics must be read before any assignment:
+	// a creator that commits after this read bumps it and so fails our
+	// fenced multi, and one that committed before is in what we read next.
+	var side sideReads
+	var wg sync.WaitGroup
+	wg.Go(func() { side = a.readSide(ctx) })
+	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)
+	wg.Wait()
+	switch {
+	case err == nil:
+		c.TopicsExist, c.TopicsVersion = true, st.Version
+	case errors.Is(err, ErrNoNode):
+		c.TopicsVersion = -1
+	default:
+		return nil, fmt.Errorf("read cluster: %w", err)
+	}
+	if err := side.apply(c); err != nil {
+		return nil, fmt.Errorf("read cluster: %w", err)
+	}
+	sort.Strings(names)
+	c.TopicNames = names
+	c.Config, c.ConfigErr = a.cfg.WithDynamic(c.BrokerDefaults)
+
+	want := names
+	if !opts.AllTopics {
+		want = nil
+		for _, n := range opts.Topics {
+			if c.HasTopic(n) && c.byName[n] == nil {
+				want = append(want, n)
+				c.byName[n] = &Topic{}
+			}
+		}
+		sort.Strings(want)
+	}
+	if err := a.readTopics(ctx, c, side.brokerIDs, want, opts.Configs); err != nil {
+		return nil, fmt.Errorf("read cluster: %w", err)
+	}
+	if opts.States {
+		if err := a.readStates(ctx, c); err != nil {
+			return nil, fmt.Errorf("read cluster: %w", err)
+		}
+	}
+	return c, nil
+}
+
+// sideReads are the reads that do not depend on the topic list.
+type sideReads struct {
+	brokerIDs, deletes ChildrenResult
+	singles            []GetResult // controller, reassignment, election, broker defaults
+}
+
+var sidePaths = []string{znodes.ControllerPath, znodes.ReassignPartitionsPath,
+	znodes.PreferredReplicaElectionPath, znodes.ConfigEntityPath(znodes.EntityBrokers, znodes.DefaultEntityName)}
+
+func (a *Admin) readSide(ctx context.Context) sideReads {
+	var s sideReads
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		kids := a.zk.ChildrenMany(ctx, []string{znodes.BrokerIDsPath, znodes.DeleteTopicsPath}, 2)
+		s.brokerIDs, s.deletes = kids[0], kids[1]
+	})
+	s.singles = a.zk.GetMany(ctx, sidePaths, a.opts.MaxInFlight)
+	wg.Wait()
+	return s
+}
+
+// apply decodes the side reads into c. Missing znodes are normal; any other
+// ZooKeeper error fails the read.
+func (s sideReads) apply(c *Cluster) error {
+	for _, r := range []ChildrenResult{s.brokerIDs, s.deletes} {
+		if r.Err != nil && !errors.Is(r.Err, ErrNoNode) {
+			return r.Err
+		}
+	}
+	c.MarkedForDeletion = make(map[string]bool, len(s.deletes.Children))
+	for _, t := range s.deletes.Children {
+		c.MarkedForDeletion[t] = true
+	}
+	for _, r := range s.singles {
+		if r.Err != nil && !errors.Is(r.Err, ErrNoNode) {
+			return r.Err
+		}
+	}
+	ctl, reass, elect, defaults := s.singles[0], s.singles[1], s.singles[2], s.singles[3]
+	if ctl.Err == nil {
+		if reg, err := znodes.DecodeControllerRegistration(ctl.Data); err != nil {
+			c.ControllerErr = err
+		} else {
+			c.Controller = reg.BrokerID
+		}
+	}
+	if reass.Err == nil {
+		if r, err := znodes.DecodeReassignPartitions(reass.Data); err != nil {
+			c.ReassignmentErr = err
+		} else {
+			c.Reassignment = &r
+		}
+	}
+	if elect.Err == nil {
+		if p, err := znodes.DecodePreferredReplicaElection(elect.Data); err != nil {
+			c.PreferredElectionErr = err
+		} else {
+			c.PreferredElection = &p
+		}
+	}
+	if defaults.Err == nil {
+		c.BrokerDefaultsVersion = defaults.Stat.Version
+		cfg, err := znodes.DecodeEntityConfig(znodes.EntityBrokers, znodes.DefaultEntityName, defaults.Data)
+		c.BrokerDefaults, c.BrokerDefaultsErr = cfg.Config, err
+	}
+	return nil
+}
+
+// readTopics reads the broker registrations, the wanted topic znodes and
+// (configs) their config znodes in one pipelined batch.
+func (a *Admin) readTopics(ctx context.Context, c *Cluster, ids ChildrenResult, topics []string, configs bool) error {
+	var paths []string
+	for _, name := range ids.Children {
+		if _, err := znodes.ParseBrokerID(name); err == nil {
+			paths = append(paths, znodes.JoinPath(znodes.BrokerIDsPath, name))
+		} else {
+			c.BrokerErrors = append(c.BrokerErrors, BrokerError{Name: name, Err: err})
+		}
+	}
+	nb := len(paths)
+	for _, t := range topics {
+		paths = append(paths, znodes.TopicPath(t))
+	}
+	if configs {
+		for _, t := range topics {
+			paths = append(paths, znodes.ConfigEntityPath(znodes.EntityTopics, t))
+		}
+	}
+	res := a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
+	if err := c.addBrokers(res[:nb]); err != nil {
+		return err
+	}
+	for i, t := range topics {
+		topic, err := newTopic(t, res[nb+i], c.MarkedForDeletion[t])
+		if err != nil {
+			return err
+		}
+		if topic == nil {
+			delete(c.byName, t) // deleted since the listing
+			continue
+		}
+		if configs {
+			if err := topic.setConfig(res[nb+len(topics)+i]); err != nil {
+				return err
+			}
+		}
+		c.Topics = append(c.Topics, topic)
+		c.byName[t] = topic
+	}
+	return nil
+}
+
+func (c *Cluster) addBrokers(res []GetResult) error {
+	for _, r := range res {
+		name := r.Path[len(znodes.BrokerIDsPath)+1:]
+		if errors.Is(r.Err, ErrNoNode) {
+			continue // the broker went away between the list and the read
+		}
+		if r.Err != nil {
+			return r.Err
+		}
+		id, _ := znodes.ParseBrokerID(name)
+		reg, err := znodes.DecodeBrokerRegistration(id, r.Data)
+		if err != nil {
+			c.BrokerErrors = append(c.BrokerErrors, BrokerError{Name: name, Err: err})
+			continue
+		}
+		b := Broker{ID: id, Endpoints: reg.Endpoints, Epoch: r.Stat.Czxid}
+		if reg.Rack != nil {
+			b.Rack, b.HasRack = *reg.Rack, true
+		}
+		c.Brokers = append(c.Brokers, b)
+	}
+	sort.Slice(c.Brokers, func(i, j int) bool { return c.Brokers[i].ID < c.Brokers[j].ID })
+	return nil
+}
+
+// newTopic decodes one topic znode; it returns nil for a topic deleted
+// since the listing.
+func newTopic(name string, r GetResult, marked bool) (*Topic, error) {
+	t := &Topic{Name: name, MarkedForDeletion: marked, ConfigVersion: -1}
+	if errors.Is(r.Err, ErrNoNode) {
+		return nil, nil
+	}
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	t.Version = r.Stat.Version
+	asg, err := znodes.DecodeTopicAssignment(name, r.Data)
+	if err != nil {
+		t.Err = err
+		return t, nil
+	}
+	t.Assignment = asg
+	for _, p := range asg.PartitionIDs() {
+		t.Partitions = append(t.Partitions, Partition{ID: p, Replicas: asg.Partitions[p],
+			Adding: asg.AddingReplicas[p], Removing: asg.RemovingReplicas[p]})
+	}
+	return t, nil
+}
+
+func (t *Topic) setConfig(r GetResult) error {
+	if errors.Is(r.Err, ErrNoNode) {
+		return nil
+	}
+	if r.Err != nil {
+		return r.Err
+	}
+	t.ConfigVersion = r.Stat.Version
+	cfg, err := znodes.DecodeEntityConfig(znodes.EntityTopics, t.Name, r.Data)
+	t.Config, t.ConfigErr = cfg.Config, err
+	return nil
+}
+
+// readStates reads every partition state of the topics read, pipelined.
+func (a *Admin) readStates(ctx context.Context, c *Cluster) error {
+	type ref struct{ t, p int }
+	var paths []string
+	var refs []ref
+	for ti, t := range c.Topics {
+		for pi, p := range t.Partitions {
+			paths = append(paths, znodes.PartitionStatePath(t.Name, p.ID))
+			refs = append(refs, ref{ti, pi})
+		}
+	}
+	for i, r := range a.zk.GetMany(ctx, paths, a.opts.MaxInFlight) {
+		t := c.Topics[refs[i].t]
+		p := &t.Partitions[refs[i].p]
+		p.StateRead = true
+		switch {
+		case errors.Is(r.Err, ErrNoNode):
+			p.Err = r.Err
+		case r.Err != nil:
+			return r.Err
+		default:
+			p.State, p.Err = znodes.DecodePartitionState(t.Name, p.ID, r.Data)
+		}
+	}
+	return nil
+}

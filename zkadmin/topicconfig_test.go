@@ -1,0 +1,75 @@
+package zkadmin
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTopicConfigDefaultsAreValid(t *testing.T) {
+	defs := TopicConfigDefs()
+	if len(defs) != 36 {
+		t.Errorf("%d topic configs; Kafka 3.9 has 36", len(defs))
+	}
+	for i, d := range defs {
+		if i > 0 && defs[i-1].Name >= d.Name {
+			t.Errorf("%s out of order", d.Name)
+		}
+		if msg := d.Validate(d.Default); msg != "" {
+			t.Errorf("default of %s: %s", d.Name, msg)
+		}
+	}
+}
+
+func TestTopicConfigValues(t *testing.T) {
+	cases := []struct {
+		name, value, want string
+	}{
+		{"retention.ms", "-1", ""},
+		{"retention.ms", " 100 ", ""},
+		{"retention.ms", "-2", "Value must be at least -1"},
+		{"retention.bytes", "-77", ""},
+		{"segment.bytes", "13", "Value must be at least 14"},
+		{"segment.bytes", "3000000000", "Not a number of type INT"},
+		{"min.cleanable.dirty.ratio", "1.5", "Value must be no more than 1"},
+		{"min.cleanable.dirty.ratio", "0.25", ""},
+		{"compression.gzip.level", "0", "between 1 and 9, or equal to -1"},
+		{"compression.gzip.level", "-1", ""},
+		{"compression.zstd.level", "-131073", "at least -131072"},
+		{"message.timestamp.type", "LogAppendTime", ""},
+		{"message.timestamp.type", "logappendtime", "String must be one of: CreateTime, LogAppendTime"},
+		{"cleanup.policy", "", ""},
+		{"cleanup.policy", "compact , delete", ""},
+		{"leader.replication.throttled.replicas", "*", ""},
+		{"leader.replication.throttled.replicas", "0:1,1:2", ""},
+		{"leader.replication.throttled.replicas", "0-1", "must be the literal '*'"},
+		{"message.format.version", "2.8", ""},
+		{"message.format.version", "3.0-IV1", ""},
+		{"message.format.version", "banana", "Unknown metadata.version"},
+		{"unclean.leader.election.enable", "TRUE", ""},
+		{"unclean.leader.election.enable", "1", "Expected value to be either true or false"},
+	}
+	for _, tc := range cases {
+		d, ok := LookupTopicConfig(tc.name)
+		if !ok {
+			t.Fatalf("no %s", tc.name)
+		}
+		got := d.Validate(tc.value)
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s=%q: %q, want %q", tc.name, tc.value, got, tc.want)
+		}
+	}
+}
+
+func TestTopicConfigCrossChecks(t *testing.T) {
+	err := ValidateTopicConfig("t", map[string]string{"remote.storage.enable": "true", "cleanup.policy": "compact"})
+	wantKind(t, err, KindInvalidConfig, "Remote log storage is unsupported for the compacted topics")
+	err = ValidateTopicConfig("t", map[string]string{"remote.storage.enable": "true", "retention.ms": "100", "local.retention.ms": "200"})
+	wantKind(t, err, KindInvalidConfig, "local.retention.ms: Value must not be more than retention.ms property value: 100")
+	if err := ValidateTopicConfig("t", map[string]string{"remote.storage.enable": "true", "local.retention.ms": "200"}); err != nil {
+		t.Error(err)
+	}
+	d, _ := LookupTopicConfig("min.cleanable.dirty.ratio")
+	if d.ValidValues() != "[0,...,1]" {
+		t.Errorf("valid values %q", d.ValidValues())
+	}
+}

@@ -26,12 +26,24 @@ package wire
 //     not parse; v4 lists them.
 
 import (
+	"slices"
+
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // serveApiVersions answers an ApiVersions request; see the file comment.
 func (s *Server) serveApiVersions(c *conn, h header, rest []byte) ([]byte, bool) {
+	resp, ok := s.apiVersions(c, h, rest)
+	if !ok {
+		return nil, false
+	}
+	return appendResponse(nil, h.correlationID, false, resp), true
+}
+
+// apiVersions builds the answer to an ApiVersions request; false means the
+// connection must close instead.
+func (s *Server) apiVersions(c *conn, h header, rest []byte) (*kmsg.ApiVersionsResponse, bool) {
 	req := kmsg.NewPtrApiVersionsRequest()
 	req.SetVersion(h.version)
 	// An unsupported version's header is still parsed by its own version's
@@ -60,7 +72,7 @@ func (s *Server) serveApiVersions(c *conn, h header, rest []byte) ([]byte, bool)
 		withHeader(c.log.Debug(), h).Str("software_name", req.ClientSoftwareName).
 			Str("software_version", req.ClientSoftwareVersion).Msg("ApiVersions served")
 	}
-	return appendResponse(nil, h.correlationID, false, resp), true
+	return resp, true
 }
 
 // fillApiVersions fills a successful response at resp's version.
@@ -70,7 +82,7 @@ func (s *Server) fillApiVersions(resp *kmsg.ApiVersionsResponse) {
 	}
 	resp.ErrorCode = 0
 	resp.ThrottleMillis = 0
-	apis := s.mux.APIs()
+	apis := s.advertised()
 	resp.ApiKeys = make([]kmsg.ApiVersionsResponseApiKey, 0, len(apis))
 	for _, vr := range apis {
 		resp.ApiKeys = append(resp.ApiKeys, apiKeyEntry(vr))
@@ -85,6 +97,22 @@ func (s *Server) fillApiVersions(resp *kmsg.ApiVersionsResponse) {
 		}
 		resp.SupportedFeatures = kept
 	}
+}
+
+// advertised is what ApiVersions lists: the Mux's routes, plus the SASL
+// keys the server answers itself on a SASL listener.
+func (s *Server) advertised() []VersionRange {
+	apis := s.mux.APIs()
+	if s.sasl == nil {
+		return apis
+	}
+	for _, vr := range saslRanges() {
+		if !slices.ContainsFunc(apis, func(a VersionRange) bool { return a.Key == vr.Key }) {
+			apis = append(apis, vr)
+		}
+	}
+	slices.SortFunc(apis, func(a, b VersionRange) int { return int(a.Key) - int(b.Key) })
+	return apis
 }
 
 func apiKeyEntry(vr VersionRange) kmsg.ApiVersionsResponseApiKey {

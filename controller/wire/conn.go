@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bufio"
+	"context"
+	"crypto/tls"
 	"errors"
 	"io"
 	"net"
@@ -24,6 +26,9 @@ type conn struct {
 	br        *bufio.Reader
 	log       zerolog.Logger
 	principal Principal
+	// ctx is the parent of this connection's handler contexts: the
+	// server's, carrying the client address (ClientAddr).
+	ctx context.Context
 
 	// idle is true while the goroutine waits for the first byte of the
 	// next request. Guarded by srv.mu: Shutdown closes idle connections
@@ -34,11 +39,15 @@ type conn struct {
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
+	if s.tls != nil {
+		nc = tls.Server(nc, s.tls) // no I/O until the handshake
+	}
 	return &conn{
 		srv:  s,
 		nc:   nc,
 		br:   bufio.NewReaderSize(nc, readBufferSize),
 		log:  s.log.With().Str("remote", nc.RemoteAddr().String()).Logger(),
+		ctx:  withClientAddr(s.baseCtx, nc.RemoteAddr()),
 		idle: true,
 	}
 }
@@ -63,8 +72,14 @@ func (s *Server) serveConn(c *conn) {
 			c.log.Error().Interface("panic", r).Bytes("stack", debug.Stack()).Msg("closing connection: panic while serving")
 		}
 	}()
-	c.principal = s.principal(c.nc)
+	var ok bool
+	if c.principal, ok = s.connPrincipal(c); !ok {
+		return
+	}
 	c.log.Debug().Str("principal", c.principal.String()).Msg("connection opened")
+	if s.sasl != nil && !s.authenticate(c) {
+		return
+	}
 	for {
 		if !c.awaitRequest() {
 			return

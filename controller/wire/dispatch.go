@@ -22,6 +22,9 @@ func (s *Server) process(c *conn, frame []byte) (out []byte, ok bool) {
 		return s.serveApiVersions(c, h, rest)
 	}
 	route, found := s.mux.lookup(h.key)
+	if !found && s.sasl != nil && (h.key == saslHandshakeKey || h.key == saslAuthenticateKey) {
+		return s.serveSASLAfterAuth(c, h, rest)
+	}
 	if !found || !route.Contains(h.version) {
 		// Kafka's SocketServer closes the connection without an answer
 		// ("Received request api key ... which is not enabled").
@@ -37,7 +40,7 @@ func (s *Server) process(c *conn, frame []byte) (out []byte, ok bool) {
 	req.RemoteAddr = c.nc.RemoteAddr()
 	req.Principal = c.principal
 
-	resp, err := route.Handler.Handle(s.baseCtx, req)
+	resp, err := route.Handler.Handle(c.ctx, req)
 	if err != nil {
 		withHeader(c.log.Warn(), h).Str("client_id", req.ClientID).Err(err).
 			Msg("closing connection: handler failed")

@@ -31,6 +31,16 @@
 //   - A connection with no request for Config.IdleTimeout
 //     (connections.max.idle.ms, 10 minutes by default) is closed.
 //
+// # Security
+//
+// With Config.TLS the listener speaks TLS (SSL, SASL_SSL): the handshake
+// runs first on the connection's goroutine and Config.TLSPrincipal names
+// the principal from the peer certificate. With Config.SASL the
+// connection must authenticate (SaslHandshake, SaslAuthenticate) before
+// any request but ApiVersions is served; sasl.go lists the rules kept.
+// Handlers' contexts carry the client address (ClientAddr) for the
+// authorizer's host matching.
+//
 // # Goroutines and ordering
 //
 // Serve runs one accept loop per listener; each connection has exactly one

@@ -22,9 +22,9 @@ type Request struct {
 	Body kmsg.Request
 	// RemoteAddr is the client's address.
 	RemoteAddr net.Addr
-	// Principal is who the connection authenticated as. Until TLS and SASL
-	// exist it is always AnonymousPrincipal unless Config.Principal says
-	// otherwise.
+	// Principal is who the connection authenticated as: the SASL user on
+	// a SASL listener, else the TLS principal (Config.TLSPrincipal), else
+	// Config.Principal's answer, AnonymousPrincipal by default.
 	Principal Principal
 }
 
@@ -55,8 +55,8 @@ func (f HandlerFunc) Handle(ctx context.Context, req *Request) (kmsg.Response, e
 	return f(ctx, req)
 }
 
-// Principal is Kafka's KafkaPrincipal: a type ("User") and a name. It is a
-// placeholder for the TLS and SASL work, which will set it per connection.
+// Principal is Kafka's KafkaPrincipal: a type ("User") and a name, set per
+// connection by TLS or SASL authentication.
 type Principal struct {
 	Type string
 	Name string

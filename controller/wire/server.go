@@ -2,6 +2,7 @@ package wire
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -46,9 +47,21 @@ type Config struct {
 	// the connection's goroutine.
 	Features func(resp *kmsg.ApiVersionsResponse)
 	// Principal names the principal of a new connection. Nil means
-	// AnonymousPrincipal. It is the seam for TLS, which will derive the
-	// principal from the peer certificate.
+	// AnonymousPrincipal. On a TLS listener it is called after the
+	// handshake, unless TLSPrincipal is set.
 	Principal func(net.Conn) Principal
+	// TLS, when set, makes the listener speak TLS (SSL and SASL_SSL). The
+	// handshake runs first on the connection's goroutine, bounded by
+	// IdleTimeout; a failed handshake closes the connection. ClientAuth
+	// in it is ssl.client.auth.
+	TLS *tls.Config
+	// TLSPrincipal names the principal of a TLS connection from its
+	// handshake state, as Kafka's principal builder does from the peer
+	// certificate. An error closes the connection. Nil means Principal.
+	TLSPrincipal func(tls.ConnectionState) (Principal, error)
+	// SASL, when set, requires SASL authentication before any request
+	// but ApiVersions (SASL_PLAINTEXT and SASL_SSL); see sasl.go.
+	SASL *SASLConfig
 }
 
 // Server is a Kafka-protocol listener. Create it with New, run it with
@@ -60,6 +73,9 @@ type Server struct {
 	log         zerolog.Logger
 	features    func(*kmsg.ApiVersionsResponse)
 	principal   func(net.Conn) Principal
+	tls         *tls.Config
+	tlsPrinc    func(tls.ConnectionState) (Principal, error)
+	sasl        *SASLConfig
 
 	// baseCtx is the parent of every handler context; cancel ends it on
 	// Close or when a Shutdown runs out of time.
@@ -82,6 +98,11 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxRequestSize < 0 {
 		return nil, fmt.Errorf("wire config: MaxRequestSize %d is negative", cfg.MaxRequestSize)
 	}
+	if cfg.SASL != nil {
+		if err := cfg.SASL.validate(); err != nil {
+			return nil, err
+		}
+	}
 	s := &Server{
 		mux:         cfg.Mux,
 		maxRequest:  cfg.MaxRequestSize,
@@ -89,6 +110,9 @@ func New(cfg Config) (*Server, error) {
 		log:         cfg.Logger,
 		features:    cfg.Features,
 		principal:   cfg.Principal,
+		tls:         cfg.TLS,
+		tlsPrinc:    cfg.TLSPrincipal,
+		sasl:        cfg.SASL,
 		listeners:   make(map[net.Listener]struct{}),
 		conns:       make(map[*conn]struct{}),
 	}

@@ -1,0 +1,130 @@
+// Package testpki makes throwaway certificate authorities and
+// certificates for the security tests: PEM bytes, files and tls values.
+package testpki
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// CA is a certificate authority.
+type CA struct {
+	Cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+// NewCA makes a CA valid for a day around now.
+func NewCA(name string) (*CA, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	return &CA{Cert: cert, key: key}, nil
+}
+
+// PEM is the CA certificate in PEM.
+func (ca *CA) PEM() []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Cert.Raw})
+}
+
+// Pool is a pool holding the CA.
+func (ca *CA) Pool() *x509.CertPool {
+	p := x509.NewCertPool()
+	p.AddCert(ca.Cert)
+	return p
+}
+
+// Leaf is an issued certificate and its key.
+type Leaf struct {
+	Cert    *x509.Certificate
+	CertPEM []byte // leaf then CA
+	KeyPEM  []byte // PKCS#8
+}
+
+// Options shape a leaf. Zero values give a certificate for 127.0.0.1 and
+// "localhost", valid for a day around now.
+type Options struct {
+	Subject    pkix.Name
+	RawSubject []byte // DER Name; wins over Subject
+	NotBefore  time.Time
+	NotAfter   time.Time
+}
+
+// Issue makes a leaf usable by servers and clients.
+func (ca *CA) Issue(o Options) (*Leaf, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, err
+	}
+	if o.NotBefore.IsZero() {
+		o.NotBefore = time.Now().Add(-time.Hour)
+	}
+	if o.NotAfter.IsZero() {
+		o.NotAfter = time.Now().Add(24 * time.Hour)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial, Subject: o.Subject, RawSubject: o.RawSubject,
+		NotBefore: o.NotBefore, NotAfter: o.NotAfter,
+		KeyUsage:    x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.Cert, &key.PublicKey, ca.key)
+	if err != nil {
+		return nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, err
+	}
+	pk, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	certPEM = append(certPEM, ca.PEM()...)
+	return &Leaf{Cert: cert, CertPEM: certPEM, KeyPEM: pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pk})}, nil
+}
+
+// TLS is the leaf as a tls.Certificate.
+func (l *Leaf) TLS() (tls.Certificate, error) { return tls.X509KeyPair(l.CertPEM, l.KeyPEM) }
+
+// KeystorePEM is key then chain, the layout of a Kafka PEM keystore file.
+func (l *Leaf) KeystorePEM() []byte { return append(append([]byte(nil), l.KeyPEM...), l.CertPEM...) }
+
+// WriteFile writes data to dir/name and returns the path.
+func WriteFile(dir, name string, data []byte) (string, error) {
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", p, err)
+	}
+	return p, nil
+}

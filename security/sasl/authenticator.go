@@ -1,0 +1,71 @@
+package sasl
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/security/scram"
+)
+
+// Config configures a listener's SASL mechanisms.
+type Config struct {
+	// Mechanisms are sasl.enabled.mechanisms for the listener (Kafka's
+	// default is GSSAPI, which kzadmind does not offer, so it must be
+	// set): any of PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.
+	Mechanisms []string
+	// PlainUsers maps user to password for PLAIN, as the user_<name>
+	// options of the listener's PlainLoginModule (ParsePlainJAAS).
+	PlainUsers map[string]string
+	// SCRAM finds SCRAM credentials; ZKCredentials{ZK: client}.Lookup
+	// reads them from /config/users. Required for SCRAM mechanisms.
+	SCRAM scram.Lookup
+	// MaxReceiveSize is sasl.server.max.receive.size; zero means 512 KiB.
+	MaxReceiveSize int32
+	// FailedAuthenticationDelay is
+	// connection.failed.authentication.delay.ms; zero means 100ms,
+	// negative none.
+	FailedAuthenticationDelay time.Duration
+}
+
+// WireConfig checks c and returns the listener's wire.SASLConfig.
+func (c Config) WireConfig() (*wire.SASLConfig, error) {
+	if len(c.Mechanisms) == 0 {
+		return nil, fmt.Errorf("sasl.enabled.mechanisms: none given")
+	}
+	seen := map[string]bool{}
+	for _, m := range c.Mechanisms {
+		if seen[m] {
+			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s listed twice", m)
+		}
+		seen[m] = true
+		if m == MechanismPlain {
+			if c.PlainUsers == nil {
+				return nil, fmt.Errorf("sasl.enabled.mechanisms: PLAIN needs a user list (user_<name>=\"<password>\" in the listener's plain.sasl.jaas.config)")
+			}
+			continue
+		}
+		if _, ok := scram.MechanismByName(m); !ok {
+			return nil, fmt.Errorf("sasl.enabled.mechanisms: %q is not supported (PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are)", m)
+		}
+		if c.SCRAM == nil {
+			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s needs a credential source", m)
+		}
+	}
+	users, lookup := c.PlainUsers, c.SCRAM
+	return &wire.SASLConfig{
+		Mechanisms: append([]string(nil), c.Mechanisms...),
+		Start: func(mechanism string) (wire.SASLExchange, error) {
+			if mechanism == MechanismPlain {
+				return newPlain(users), nil
+			}
+			m, ok := scram.MechanismByName(mechanism)
+			if !ok {
+				return nil, fmt.Errorf("mechanism %q is not enabled", mechanism)
+			}
+			return scramExchange{srv: scram.NewServer(m, lookup)}, nil
+		},
+		MaxReceiveSize:            c.MaxReceiveSize,
+		FailedAuthenticationDelay: c.FailedAuthenticationDelay,
+	}, nil
+}

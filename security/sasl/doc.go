@@ -1,0 +1,16 @@
+// Package sasl provides the server side of the SASL mechanisms kzadmind's
+// listener offers, as a Kafka broker does: PLAIN, checked against a
+// configured user list (the user_<name>="<password>" options of the
+// listener's PlainLoginModule JAAS config), and SCRAM-SHA-256/512, checked
+// against the credentials Kafka stores in /config/users/<user>.
+//
+// Authenticator turns the enabled mechanisms into a wire.SASLConfig. The
+// principal of an authenticated connection is User:<authorization id>, the
+// user name, as Kafka's default principal builder gives it.
+//
+// SCRAM credentials are read from ZooKeeper at each authentication (one
+// getData), so a credential added or changed with kafka-configs or
+// `kzadmin configs` works on the next connection without a cache to keep
+// in step; Kafka's brokers cache them and refresh on config change
+// notifications, with the same effect.
+package sasl

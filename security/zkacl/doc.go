@@ -1,0 +1,23 @@
+// Package zkacl gives the ZooKeeper ACLs Kafka puts on the znodes it
+// creates (ZkData.defaultAcls, reference znodes.md §0.6), for
+// zkadmin.Options.ACL:
+//
+//   - zookeeper.set.acl=false (the default): every znode is open
+//     (world:anyone, all permissions).
+//   - zookeeper.set.acl=true: the creator's identities get all
+//     permissions (the "auth" scheme), and everyone may read, except under
+//     the sensitive prefixes /config/users, /config/brokers and
+//     /delegation_token/tokens (SCRAM credentials, encrypted broker
+//     passwords, delegation tokens), which only the creator may read.
+//     /consumers itself stays open, because old consumers write under it.
+//
+// Paths are relative to the chroot, as Kafka's are. Like Kafka's, the
+// sensitive test is a string prefix, so /config/usersX counts as well.
+//
+// A secure layout needs an authenticated ZooKeeper session: ZooKeeper
+// refuses the "auth" scheme (InvalidACL) when the session has no
+// identity. kzadmin authenticates with the digest scheme
+// (zkadmin.Options.Auth); go-zookeeper has no SASL, so a kzadmin session
+// cannot share the "sasl:<user>" identity of brokers that authenticate
+// to ZooKeeper with SASL.
+package zkacl

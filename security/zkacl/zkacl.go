@@ -1,0 +1,45 @@
+package zkacl
+
+import (
+	"strings"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// SensitiveRootPaths are the prefixes whose znodes are not world-readable
+// when ACLs are set.
+func SensitiveRootPaths() []string {
+	return []string{
+		znodes.ConfigEntityTypePath(znodes.EntityUsers),
+		znodes.ConfigEntityTypePath(znodes.EntityBrokers),
+		znodes.DelegationTokensPath,
+	}
+}
+
+// IsSensitive reports whether path lies under a sensitive prefix.
+func IsSensitive(path string) bool {
+	for _, p := range SensitiveRootPaths() {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// DefaultACL is Kafka's ZkData.defaultAcls for one path.
+func DefaultACL(setACL bool, path string) []zkadmin.ACL {
+	if !setACL || path == znodes.ConsumersPath {
+		return zkadmin.OpenACL()
+	}
+	acl := zkadmin.CreatorAllACL()
+	if !IsSensitive(path) {
+		acl = append(acl, zkadmin.WorldReadACL()...)
+	}
+	return acl
+}
+
+// ForOptions returns the function for zkadmin.Options.ACL.
+func ForOptions(setACL bool) func(path string) []zkadmin.ACL {
+	return func(path string) []zkadmin.ACL { return DefaultACL(setACL, path) }
+}

@@ -122,7 +122,7 @@ func (c *Controller) onAlterPartition(e *alterPartitionEvent) error {
 	}
 	c.sendUpdateMetadata(ls, cc.brokerIDs(), named...)
 	e.reply <- alterPartitionResponse(req, entries)
-	return nil
+	return c.completeReassignmentsAfterIsrChange(ls, entries)
 }
 
 // validateAlterPartition resolves and checks every entry of the request.

@@ -110,8 +110,13 @@ func (c *Controller) onBrokerStartup(ls *leaderState, ids []int32) error {
 	c.sendUpdateMetadata(ls, existing)
 	c.sendUpdateMetadata(ls, ids, cc.partitionsWithLeaders()...)
 	c.replicasToOnline(ls, cc.replicasOnBrokers(ids))
-	_, err := c.triggerOnline(ls)
-	return err
+	if _, err := c.triggerOnline(ls); err != nil {
+		return err
+	}
+	if err := c.resumeReassignmentsOn(ls, ids); err != nil {
+		return err
+	}
+	return c.deletionBrokersStarted(ls, ids)
 }
 
 // onBrokerFailure handles brokers whose registration went away.
@@ -139,6 +144,9 @@ func (c *Controller) onReplicasBecomeOffline(ls *leaderState, replicas []replica
 		return err
 	}
 	if err := c.replicasToOffline(ls, keep); err != nil {
+		return err
+	}
+	if err := c.deletionReplicasOffline(ls, replicas); err != nil {
 		return err
 	}
 	if len(keep) == 0 && elected == 0 {

@@ -66,9 +66,8 @@ type clusterContext struct {
 	offlineDirs  map[int32]map[TopicPartition]bool
 	topics       map[string]*topic
 	topicByID    map[znodes.UUID]string
-	// deleting is topicsToBeDeleted. Topic deletion is driven by the
-	// deletion package, which is not wired in yet, so it stays empty; every
-	// rule that depends on it is in place.
+	// deleting is topicsToBeDeleted: it mirrors the deletion manager's
+	// queue after every step (deletion.go, syncDeleting).
 	deleting map[string]bool
 }
 

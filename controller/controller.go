@@ -49,6 +49,13 @@ type Config struct {
 	// MaxInFlight bounds pipelined ZooKeeper reads (zero: zkadmin's
 	// default, deeper than Kafka's 10, which pays off at failover).
 	MaxInFlight int
+	// WarmStandby makes a node that is not the controller keep the
+	// cluster loaded and current by watching, so that taking over skips
+	// the failover reads (standby.go).
+	WarmStandby bool
+	// StandbySweepInterval is how often a warm standby collects its
+	// watches that fired (zero: 50 ms).
+	StandbySweepInterval time.Duration
 }
 
 // Controller is a ZooKeeper-mode Kafka controller: it competes for
@@ -65,6 +72,8 @@ type Controller struct {
 	nodeID   int32
 	inFlight int
 
+	delMetrics *deletionMetrics // topic deletion gauges (deletion_effects.go)
+
 	// Owned by the loop goroutine (see DESIGN.md).
 	activeID   int32
 	leader     *leaderState
@@ -72,6 +81,10 @@ type Controller struct {
 	lastView   *MetadataView
 	viewDirty  bool
 	dirtyTopic map[string]bool
+	pids       pidPool // this node's producer ids, for InitProducerId
+
+	// standby is the warm standby, when WarmStandby and not active.
+	standby *standbyState
 
 	// Published by the loop for other goroutines.
 	status      atomic.Pointer[Status]
@@ -95,6 +108,9 @@ type Status struct {
 	// of /controller_epoch won at election; zero when not active.
 	Epoch          int32
 	EpochZkVersion int32
+	// Warm: a warm standby (Config.WarmStandby) holds the cluster loaded
+	// and current, ready to take over without the failover reads.
+	Warm bool
 }
 
 // ErrNodeIDConflict is returned by Run when a broker is registered with the
@@ -118,6 +134,10 @@ func New(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: register metrics: %w", err)
 	}
+	dm, err := newDeletionMetrics(cfg.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("controller: register metrics: %w", err)
+	}
 	c := &Controller{
 		cfg: cfg, conf: cfg.Conf, zk: cfg.ZK, ibp: ibp, metrics: m,
 		log:        cfg.Logger.With().Str("component", "controller").Int32("node_id", cfg.Conf.NodeID).Logger(),
@@ -126,6 +146,7 @@ func New(cfg Config) (*Controller, error) {
 		inFlight:   cfg.MaxInFlight,
 		activeID:   -1,
 		dirtyTopic: map[string]bool{},
+		delMetrics: dm,
 	}
 	c.status.Store(&Status{ActiveControllerID: -1})
 	c.viewChanged = make(chan struct{})
@@ -155,6 +176,7 @@ func (c *Controller) Run(ctx context.Context) error {
 	}()
 	c.queue.push(&startupEvent{})
 	c.loop(ctx)
+	c.dropStandby("shutting down")
 
 	c.queue.close()
 	c.shutdown()
@@ -226,6 +248,7 @@ func (c *Controller) process(ctx context.Context, ev event) {
 	}
 	c.metrics.observe(st, time.Since(start))
 	c.metrics.state.Set(float64(StateIdle))
+	c.maintainStandby(ctx)
 	c.afterEvent()
 }
 
@@ -251,6 +274,18 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onControlledShutdown(e)
 	case *electLeadersEvent:
 		return c.onElectLeaders(e)
+	case deletionInput:
+		return c.onDeletionInput(e)
+	case *alterReassignmentsEvent:
+		return c.onAlterReassignments(e)
+	case *reassignZnodeEvent:
+		return c.onReassignZnodeEvent(e)
+	case *standbyEvent:
+		return c.onStandbyEvent(e)
+	case *allocateProducerIDsEvent:
+		return c.onAllocateProducerIDs(e)
+	case *initProducerIDEvent:
+		return c.onInitProducerID(e)
 	}
 	return fmt.Errorf("unknown event %T", ev)
 }
@@ -297,15 +332,22 @@ func (c *Controller) onWatch(ctx context.Context, e *watchEvent) error {
 	case path == znodes.BrokerIDsPath:
 		return c.onBrokerChange(c.leader)
 	case path == znodes.TopicsPath:
-		return c.onTopicChange(c.leader)
+		return c.afterTopicChange(c.leader, c.onTopicChange(c.leader))
+	case path == znodes.DeleteTopicsPath:
+		return c.onDeleteTopicsChange(c.leader)
 	case path == znodes.PreferredReplicaElectionPath:
 		return c.onPreferredElectionZnode(c.leader)
+	case path == znodes.ReassignPartitionsPath:
+		return c.onReassignZnodeWatch(c.leader, e.zev.Type)
 	}
 	if id, ok := znodes.ParseBrokerIDPath(path); ok {
 		return c.onBrokerModification(c.leader, id)
 	}
 	if name, ok := znodes.ParseTopicPath(path); ok {
 		return c.onPartitionModifications(c.leader, name)
+	}
+	if tp, ok := znodes.ParsePartitionStatePath(path); ok {
+		return c.onReassignIsrChange(c.leader, TopicPartition{Topic: tp.Topic, Partition: tp.Partition})
 	}
 	return nil
 }

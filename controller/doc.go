@@ -52,8 +52,35 @@
 // auto-creation places replicas over every node it knows) is re-placed
 // before the partition goes online.
 //
-// Not yet here: partition reassignment, topic deletion (left to the
-// deletion package), ISR-change and log-dir notification znodes (brokers
-// with an IBP below 2.7-IV2), unclean-config change triggers, and the warm
-// standby. DESIGN.md describes goroutine ownership.
+// Producer ids: brokers on IBP 3.0 and later ask the controller for blocks
+// of 1000 (AllocateProducerIds, producer_ids.go), claimed in
+// /latest_producer_id_block with a write conditional on its version and
+// fenced by the controller epoch. Because it is listed as a broker,
+// idempotent producers also send it InitProducerId; it answers from a
+// block it claims for its own id the same way (init_producer_id.go).
+//
+// Topic deletion is decided by the deletion package's Manager, one per
+// leadership, which this package drives (deletion.go) and whose effects it
+// carries out (deletion_effects.go): markers under /admin/delete_topics
+// queue topics, StopReplica(delete=true) goes to every replica, and once
+// all answered the topic's znodes are removed, fenced. The context's
+// deleting set mirrors the Manager's queue, which hides queued topics from
+// Metadata and sends leader -2 for them.
+//
+// Partition reassignment is Kafka's (reference §2.6), phases U, A1-A2 and
+// B1-B8, batched across partitions (reassign_flow.go). It starts from the
+// creation of /admin/reassign_partitions, from AlterPartitionReassignments
+// (through the loop, without the znode; the partition limits apply), at
+// failover (the topic znodes' adding/removing replicas and the znode), at
+// broker startup (targets naming the broker), and completes when an
+// AlterPartition brings the whole target into the ISR.
+//
+// With Config.WarmStandby a node that is not the controller keeps the
+// cluster loaded and current by watching it, and takes over without the
+// failover reads (standby.go).
+//
+// Not yet here: ISR-change and log-dir notification znodes and the state
+// znode watches of reassigning partitions (brokers with an IBP below
+// 2.7-IV2), and unclean-config change triggers. DESIGN.md describes
+// goroutine ownership.
 package controller

@@ -43,6 +43,7 @@ func (c *Controller) elect(ctx context.Context) error {
 		return err
 	}
 	sess := c.zk.Session()
+	barrier := c.warmBarrier(ctx)
 	epoch, zkVersion, err := c.registerController(ctx)
 	if errors.Is(err, errLostElection) {
 		c.log.Info().Msg("another node won the controller election")
@@ -53,7 +54,7 @@ func (c *Controller) elect(ctx context.Context) error {
 	}
 	c.setActiveID(c.nodeID)
 	c.log.Info().Int32("epoch", epoch).Int32("epoch_zk_version", zkVersion).Msg("elected controller")
-	ls, err := c.newLeaderState(ctx, epoch, zkVersion, sess)
+	ls, err := c.leaderStateFor(ctx, epoch, zkVersion, sess, barrier)
 	if err != nil {
 		return err
 	}

@@ -17,14 +17,61 @@ import (
 // onControllerFailover takes over as the active controller, in Kafka's
 // order as far as it matters (reference §1.4): the /feature znode; brokers
 // (with their epochs), topics (with ids) and every partition state, read
-// pipelined and arming the watches; then the brokers are told, first the
-// live broker list, then full LeaderAndIsr and UpdateMetadata through the
-// replica state machine; then leaderless partitions get leaders; then
-// pending preferred elections run and the rebalance timer starts.
+// pipelined and arming the watches (a promoted warm standby has them
+// already: standby.go), and the deletion markers (their topics queued);
+// then the brokers are told, first the live broker list, then full
+// LeaderAndIsr and UpdateMetadata through the replica state machine; then
+// leaderless partitions get leaders; then reassignments (the legacy znode,
+// then those in progress) and topic deletions resume; then pending
+// preferred elections run and the rebalance timer starts.
 func (c *Controller) onControllerFailover(ls *leaderState) error {
 	ctx, cc := ls.ctx, ls.cc
 	start := time.Now()
 	c.setupFeatures(ctx)
+	load := c.loadClusterContext
+	if ls.preloaded { // a warm standby's context (standby.go)
+		load = c.finishPreloaded
+	}
+	if err := load(ls); err != nil {
+		return err
+	}
+	if err := c.loadDeletions(ls); err != nil {
+		return err
+	}
+	loaded := time.Since(start)
+	for _, id := range cc.brokerIDs() {
+		c.addChannel(ls, cc.brokers[id])
+	}
+	c.markAllDirty(ls)
+	c.sendUpdateMetadata(ls, cc.brokerIDs())
+	if err := c.startReplicaStateMachine(ls); err != nil {
+		return err
+	}
+	if err := c.startPartitionStateMachine(ls); err != nil {
+		return err
+	}
+	if err := c.initReassignments(ls); err != nil {
+		return err
+	}
+	if err := c.startDeletions(ls); err != nil {
+		return err
+	}
+	if err := c.onPreferredElectionZnode(ls); err != nil {
+		return err
+	}
+	c.scheduleRebalance(ls, c.firstRebalanceDelay())
+	ls.ready = true
+	c.publishStatus()
+	c.log.Info().Int("brokers", len(cc.brokers)).Int("topics", len(cc.topics)).
+		Dur("load", loaded).Dur("total", time.Since(start)).Msg("controller failover complete")
+	return nil
+}
+
+// loadClusterContext reads brokers (with their epochs), topics (giving
+// those without one an id) and every partition state into the context,
+// pipelined, arming the broker and topic watches.
+func (c *Controller) loadClusterContext(ls *leaderState) error {
+	ctx, cc := ls.ctx, ls.cc
 	brokers, err := c.readBrokers(ctx, ls)
 	if err != nil {
 		return err
@@ -47,30 +94,7 @@ func (c *Controller) onControllerFailover(ls *leaderState) error {
 		}
 		cc.putTopic(name, a)
 	}
-	if err := c.loadLeadership(ctx, ls); err != nil {
-		return err
-	}
-	loaded := time.Since(start)
-	for _, id := range cc.brokerIDs() {
-		c.addChannel(ls, cc.brokers[id])
-	}
-	c.markAllDirty(ls)
-	c.sendUpdateMetadata(ls, cc.brokerIDs())
-	if err := c.startReplicaStateMachine(ls); err != nil {
-		return err
-	}
-	if err := c.startPartitionStateMachine(ls); err != nil {
-		return err
-	}
-	if err := c.onPreferredElectionZnode(ls); err != nil {
-		return err
-	}
-	c.scheduleRebalance(ls, c.firstRebalanceDelay())
-	ls.ready = true
-	c.publishStatus()
-	c.log.Info().Int("brokers", len(cc.brokers)).Int("topics", len(cc.topics)).
-		Dur("load", loaded).Dur("total", time.Since(start)).Msg("controller failover complete")
-	return nil
+	return c.loadLeadership(ctx, ls)
 }
 
 // startReplicaStateMachine classifies every replica (OnlineReplica when
@@ -152,7 +176,10 @@ func (c *Controller) setupFeatures(ctx context.Context) {
 	}
 	next := cur
 	switch {
-	case want.Status == znodes.FeatureDisabled && (cur.Status != znodes.FeatureDisabled || len(cur.Features) > 0):
+	case want.Status == znodes.FeatureDisabled &&
+		(cur.Status != znodes.FeatureDisabled || len(cur.Features) > 0 || cur.Version != want.Version):
+		// Kafka rewrites unless the whole node, JSON version included, is
+		// already what it wants.
 		next = want
 	case want.Status == znodes.FeatureEnabled && cur.Status == znodes.FeatureDisabled:
 		next = want

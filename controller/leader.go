@@ -28,8 +28,13 @@ type leaderState struct {
 	chans   *brokerchan.Manager
 	cc      *clusterContext
 	ready   bool
+	del     *deletionState // set at failover step 6 (loadDeletions)
 
 	rebalance *time.Timer
+
+	// preloaded: the context came from a warm standby (standby.go), so
+	// the failover skips the reads.
+	preloaded bool
 }
 
 func (c *Controller) newLeaderState(ctx context.Context, epoch, zkVersion int32, sess *zkadmin.Session) (*leaderState, error) {
@@ -83,6 +88,7 @@ func (c *Controller) resign(reason string) {
 	ls.chans.Close()
 	ls.wg.Wait()
 	c.metrics.resigned()
+	c.delMetrics.reset()
 	c.viewDirty = true
 	clear(c.dirtyTopic)
 }

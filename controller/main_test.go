@@ -99,6 +99,10 @@ type nodeOpts struct {
 	// rebalance, when set, is the first auto-rebalance delay and the
 	// check interval (default: an hour, so tests do not rebalance).
 	rebalance time.Duration
+	// configure, when set, adjusts the configuration last.
+	configure func(*config.Config)
+	// warm makes the node a warm standby while another is the controller.
+	warm bool
 }
 
 // startNode starts a controller under chroot, serving its broker routes on
@@ -120,6 +124,9 @@ func startNode(t testing.TB, chroot string, o nodeOpts) *node {
 	if o.rebalance > 0 {
 		firstRebalance, conf.LeaderImbalanceCheckInterval = o.rebalance, o.rebalance
 	}
+	if o.configure != nil {
+		o.configure(&conf)
+	}
 	reg := prometheus.NewRegistry()
 	var w io.Writer = zerolog.NewTestWriter(t)
 	if o.logTo != nil {
@@ -133,6 +140,7 @@ func startNode(t testing.TB, chroot string, o nodeOpts) *node {
 		Conf: conf, ZK: zk, Logger: log, Registry: reg,
 		Endpoints:           []znodes.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: int32(port), SecurityProtocol: "PLAINTEXT"}},
 		FirstRebalanceDelay: firstRebalance,
+		WarmStandby:         o.warm,
 	})
 	if err != nil {
 		t.Fatal(err)

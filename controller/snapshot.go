@@ -182,7 +182,7 @@ func topicView(cc *clusterContext, t *topic) *TopicView {
 
 // publishStatus publishes the status other goroutines read.
 func (c *Controller) publishStatus() {
-	s := &Status{ActiveControllerID: c.activeID}
+	s := &Status{ActiveControllerID: c.activeID, Warm: c.standby != nil}
 	if ls := c.leader; ls != nil {
 		s.Active, s.Ready, s.Epoch, s.EpochZkVersion = true, ls.ready, ls.epoch, ls.zkVersion
 	}

@@ -90,8 +90,7 @@ func (c *Controller) onPartitionModifications(ls *leaderState, name string) erro
 		return nil
 	}
 	if ls.cc.deleting[name] && len(toAdd) > 0 {
-		c.log.Warn().Str("topic", name).Msg("partitions added to a topic queued for deletion are ignored")
-		return nil
+		return c.revertAddedPartitions(ls, name, stat.Version)
 	}
 	a, err = c.prepareTopic(ls, name, topicRead{assignment: a, version: stat.Version}, toAdd)
 	if err != nil {

@@ -48,6 +48,13 @@ func (e *watchEvent) state() State {
 		return StateTopicChange
 	case e.key.path == znodes.PreferredReplicaElectionPath:
 		return StateManualLeaderBalance
+	case e.key.path == znodes.DeleteTopicsPath:
+		return StateTopicDeletion
+	case e.key.path == znodes.ReassignPartitionsPath:
+		return StateAlterPartitionReassignment
+	}
+	if _, ok := znodes.ParsePartitionStatePath(e.key.path); ok {
+		return StateAlterPartitionReassignment
 	}
 	if _, ok := znodes.ParseBrokerIDPath(e.key.path); ok {
 		return StateBrokerChange
@@ -64,6 +71,9 @@ type watchSet struct {
 	gen   *leaderState
 	queue *eventQueue
 	armed map[watchKey]bool
+	// collect, when set, takes the channels of armed watches instead of a
+	// forwarder goroutine each: a warm standby's watches (standby.go).
+	collect *watchCollector
 }
 
 func newWatchSet(ctx context.Context, wg *sync.WaitGroup, gen *leaderState, q *eventQueue) *watchSet {
@@ -89,6 +99,10 @@ func (w *watchSet) forward(key watchKey, ch <-chan zkadmin.Event) {
 		return
 	}
 	w.armed[key] = true
+	if w.collect != nil {
+		w.collect.add(key, ch)
+		return
+	}
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()

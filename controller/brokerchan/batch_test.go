@@ -147,7 +147,7 @@ func TestEmitLatest(t *testing.T) {
 	}
 
 	assertRequest(t, "StopReplica to 3", reqs[5].Msg, &kmsg.StopReplicaRequest{
-		Version: 4, ControllerID: 100, ControllerEpoch: 9, BrokerEpoch: 103,
+		Version: 3, ControllerID: 100, ControllerEpoch: 9, BrokerEpoch: 103,
 		Topics: []kmsg.StopReplicaRequestTopic{
 			{Topic: "bar", PartitionStates: []kmsg.StopReplicaRequestTopicPartitionState{{Partition: 1, LeaderEpoch: 1, Delete: true}}},
 			{Topic: "foo", PartitionStates: []kmsg.StopReplicaRequestTopicPartitionState{{Partition: 0, LeaderEpoch: 5}}},

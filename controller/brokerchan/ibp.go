@@ -288,10 +288,17 @@ func (v IBP) updateMetadataVersion() int16 {
 	return 0
 }
 
+// stopReplicaVersion is Kafka's choice except from 3.4-IV0, where Kafka
+// sends v4 and we send v3. kmsg (v1.15.1) encodes v4's IsKRaftController
+// after ControllerEpoch, while Kafka's schema has it right after
+// ControllerId (as kmsg does for LeaderAndIsr and UpdateMetadata): a real
+// 3.9 broker then reads controller epoch 256 from epoch 1 and refuses
+// every later request of this controller as STALE_CONTROLLER_EPOCH (seen
+// with integration/wireapi's DeleteTopics against real brokers). v4 only
+// adds that flag, which a ZooKeeper controller leaves false, so v3 says
+// the same thing.
 func (v IBP) stopReplicaVersion() int16 {
 	switch {
-	case v.atLeast(v3_4_IV0):
-		return 4
 	case v.atLeast(v2_6_IV0):
 		return 3
 	case v.atLeast(v2_4_IV1):

@@ -1,0 +1,25 @@
+// Package dropin proves kzadmind as a drop-in controller for real Kafka 3.9
+// ZooKeeper-mode brokers. Its tests (heavy: skipped only with
+// KZADMIN_SKIP_HEAVY=1) start a real ZooKeeper, kzadmind in-process so that
+// it wins /controller before any broker, and three real brokers in racks
+// r1..r3, then run the core scenario on that one cluster:
+//
+//   - a topic created through zkadmin (RF 3) gets leaders, and 10k records
+//     produced idempotently (which needs AllocateProducerIds from the
+//     controller) are all consumed back;
+//   - kill -9 of a partition leader: leadership moves, producing goes on,
+//     and the restarted broker rejoins the ISR through AlterPartition; a
+//     manual preferred election gives its leadership back;
+//   - SIGTERM of a broker: the controlled shutdown moves its leadership
+//     before it leaves; the auto leader rebalance restores it on return;
+//   - two kzadmind instances: the active one (a child process) is killed
+//     with SIGKILL, the standby takes over, the brokers accept its epoch and
+//     producing goes on;
+//   - the same failures again under Kafka's own controller (the brokers
+//     elect one of themselves once no kzadmind runs), for timing figures
+//     printed side by side.
+//
+// Every scenario checks what ZooKeeper holds afterwards (partition state
+// znodes, /controller, /controller_epoch, /latest_producer_id_block), not
+// only what clients saw. Timing figures are printed, never asserted.
+package dropin

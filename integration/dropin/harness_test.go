@@ -1,0 +1,338 @@
+package dropin
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/internal/daemon"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// chroot keeps the cluster's znodes under one path of the test ZooKeeper.
+const chroot = "/dropin"
+
+// harness is one ZooKeeper, the kzadmind instances and the brokers of a
+// test, plus an observer session that reads what ZooKeeper holds.
+type harness struct {
+	zks     *zkserver.Server
+	obs     *zkadmin.Client
+	admin   *zkadmin.Admin
+	cluster *kafka.Cluster
+	dir     string // kzadmind logs
+}
+
+func newHarness(t *testing.T, ctx context.Context) *harness {
+	t.Helper()
+	began := time.Now()
+	zks, err := zkserver.Start(ctx, zkserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zks.Close() })
+	obs, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{zks.Addr()}, Chroot: chroot})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(obs.Close)
+	dir := t.TempDir()
+	t.Logf("zookeeper on %s up in %s; kzadmind logs in %s", zks.Addr(), since(began), dir)
+	return &harness{zks: zks, obs: obs, admin: zkadmin.NewAdmin(obs, zkadmin.AdminOptions{}), dir: dir}
+}
+
+// startDaemon runs kzadmind in this process with node id id.
+func (h *harness) startDaemon(t *testing.T, ctx context.Context, id int32) *daemon.Daemon {
+	t.Helper()
+	logFile, err := os.Create(h.logPath(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { logFile.Close() })
+	log := zerolog.New(logFile).Level(zerolog.InfoLevel).With().Timestamp().Logger()
+	d, err := daemon.Start(ctx, daemonConfig(h.zks.Addr(), chroot, id), daemon.Options{}, log)
+	if err != nil {
+		t.Fatalf("start kzadmind %d: %v", id, err)
+	}
+	stopped := false
+	t.Cleanup(func() {
+		if !stopped {
+			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_ = d.Stop(sctx)
+		}
+	})
+	return d
+}
+
+func (h *harness) logPath(id int32) string {
+	return filepath.Join(h.dir, fmt.Sprintf("kzadmind-%d.log", id))
+}
+
+// child is kzadmind running as a child process (the test binary in child
+// mode), so that it can be killed with SIGKILL.
+type child struct {
+	id   int32
+	cmd  *exec.Cmd
+	addr string
+	done chan struct{}
+}
+
+// startChild starts a kzadmind child process and waits until it serves.
+func (h *harness) startChild(t *testing.T, ctx context.Context, id int32) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childEnv+"=1", childZKEnv+"="+h.zks.Addr(), childChrootEnv+"="+chroot,
+		childIDEnv+"="+strconv.Itoa(int(id)), childLogEnv+"="+h.logPath(id))
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start kzadmind child %d: %v", id, err)
+	}
+	c := &child{id: id, cmd: cmd, done: make(chan struct{})}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if addr, ok := strings.CutPrefix(sc.Text(), childReady); ok {
+				ready <- addr
+			}
+		}
+		_ = cmd.Wait()
+		close(c.done)
+	}()
+	t.Cleanup(func() { c.kill() })
+	select {
+	case c.addr = <-ready:
+		return c
+	case <-c.done:
+		t.Fatalf("kzadmind child %d exited before serving (log %s)", id, h.logPath(id))
+	case <-ctx.Done():
+		t.Fatalf("kzadmind child %d: %v", id, ctx.Err())
+	}
+	return nil
+}
+
+// kill sends SIGKILL and waits for the process to go.
+func (c *child) kill() {
+	_ = c.cmd.Process.Signal(syscall.SIGKILL)
+	<-c.done
+}
+
+// startBrokers starts n real brokers (ids 1..n, racks r1..rn) and waits
+// until each knows the others and a controller.
+func (h *harness) startBrokers(t *testing.T, ctx context.Context, n int) {
+	t.Helper()
+	began := time.Now()
+	c, err := kafka.StartCluster(ctx, h.zks.Addr()+chroot, n, kafka.ClusterOptions{
+		Broker: kafka.BrokerOptions{SessionTimeout: sessionTimeout},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.cluster = c
+	t.Cleanup(func() { c.Close() })
+	t.Cleanup(func() { h.keepLogs(t) })
+	ctl, err := c.WaitMetadata(ctx, 90*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d brokers up in %s, controller %d", n, since(began), ctl)
+}
+
+// controller reads /controller's broker id (-1 when absent) and the
+// controller epoch.
+func (h *harness) controller(ctx context.Context) (id, epoch int32, err error) {
+	id = -1
+	data, _, err := h.obs.Get(ctx, znodes.ControllerPath)
+	switch {
+	case errors.Is(err, zkadmin.ErrNoNode):
+	case err != nil:
+		return -1, 0, err
+	default:
+		cz, err := znodes.DecodeControllerRegistration(data)
+		if err != nil {
+			return -1, 0, err
+		}
+		id = cz.BrokerID
+	}
+	data, _, err = h.obs.Get(ctx, znodes.ControllerEpochPath)
+	if err != nil {
+		return id, 0, err
+	}
+	epoch, err = znodes.DecodeControllerEpoch(data)
+	return id, epoch, err
+}
+
+// registered reports whether /brokers/ids/<id> exists.
+func (h *harness) registered(ctx context.Context, id int32) (bool, error) {
+	_, _, err := h.obs.Get(ctx, znodes.BrokerIDPath(id))
+	if errors.Is(err, zkadmin.ErrNoNode) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// metadataController asks one broker who the controller is: the id its
+// metadata cache took from the last UpdateMetadata it accepted.
+func metadataController(ctx context.Context, b *kafka.Broker) (int32, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
+	if err != nil {
+		return -1, err
+	}
+	defer cl.Close()
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	resp, err := cl.SeedBrokers()[0].Request(rctx, kmsg.NewPtrMetadataRequest())
+	if err != nil {
+		return -1, err
+	}
+	return resp.(*kmsg.MetadataResponse).ControllerID, nil
+}
+
+// waitBrokersFollow waits until every running broker names want as the
+// controller.
+func (h *harness) waitBrokersFollow(t *testing.T, ctx context.Context, want int32) {
+	t.Helper()
+	for _, b := range h.cluster.Brokers {
+		if !b.Running() {
+			continue
+		}
+		err := pollUntil(ctx, time.Minute, 20*time.Millisecond, func() error {
+			got, err := metadataController(ctx, b)
+			if err != nil {
+				return err
+			}
+			if got != want {
+				return fmt.Errorf("broker %d follows controller %d", b.ID(), got)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("broker %d never followed controller %d: %v (log %s)", b.ID(), want, err, b.LogPath())
+		}
+	}
+}
+
+// pollUntil runs check every interval until it returns nil, for at most
+// timeout; the error names the last failure.
+func pollUntil(ctx context.Context, timeout, interval time.Duration, check func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		err := check()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
+		case <-tick.C:
+		}
+	}
+}
+
+func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
+
+// keepLogsEnv, set to 1, keeps the logs of a passing run too.
+const keepLogsEnv = "KZADMIN_DROPIN_KEEP_LOGS"
+
+// keepLogs copies the brokers' and kzadmind's logs out of the temporary
+// directories when the test failed, since real brokers say exactly what
+// they reject.
+func (h *harness) keepLogs(t *testing.T) {
+	if !t.Failed() && os.Getenv(keepLogsEnv) != "1" {
+		return
+	}
+	dst, err := os.MkdirTemp("", "kzadmin-dropin-logs-")
+	if err != nil {
+		t.Logf("keep logs: %v", err)
+		return
+	}
+	srcs, _ := filepath.Glob(filepath.Join(h.dir, "*.log"))
+	for _, b := range h.cluster.Brokers {
+		srcs = append(srcs, b.LogPath())
+	}
+	for i, src := range srcs {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			continue
+		}
+		name := filepath.Base(src)
+		if i >= len(srcs)-len(h.cluster.Brokers) {
+			name = fmt.Sprintf("broker-%d.log", h.cluster.Brokers[i-(len(srcs)-len(h.cluster.Brokers))].ID())
+		}
+		_ = os.WriteFile(filepath.Join(dst, name), data, 0o644)
+	}
+	t.Logf("logs kept in %s", dst)
+}
+
+// waitBrokersKnow waits until every running broker's metadata cache shows
+// each partition of the topic with the leader and ISR that ZooKeeper
+// holds: the controller's UpdateMetadata reached them all.
+func (h *harness) waitBrokersKnow(t *testing.T, ctx context.Context, st []pstate) {
+	t.Helper()
+	for _, b := range h.cluster.Brokers {
+		if !b.Running() {
+			continue
+		}
+		err := pollUntil(ctx, time.Minute, 20*time.Millisecond, func() error {
+			return brokerKnows(ctx, b, st)
+		})
+		if err != nil {
+			t.Fatalf("broker %d: %v (log %s)", b.ID(), err, b.LogPath())
+		}
+	}
+}
+
+func brokerKnows(ctx context.Context, b *kafka.Broker, st []pstate) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	resp, err := cl.SeedBrokers()[0].Request(rctx, req)
+	if err != nil {
+		return err
+	}
+	md := resp.(*kmsg.MetadataResponse)
+	if len(md.Topics) != 1 || len(md.Topics[0].Partitions) != len(st) {
+		return fmt.Errorf("metadata for %s: %+v", topic, md.Topics)
+	}
+	for _, mp := range md.Topics[0].Partitions {
+		want := st[mp.Partition]
+		if mp.ErrorCode != 0 || mp.Leader != want.Leader || !slices.Equal(mp.ISR, want.ISR) {
+			return fmt.Errorf("%s-%d: broker says leader %d isr %v (error %d), ZooKeeper %s",
+				topic, mp.Partition, mp.Leader, mp.ISR, mp.ErrorCode, want)
+		}
+	}
+	return nil
+}

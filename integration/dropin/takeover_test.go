@@ -1,0 +1,172 @@
+package dropin
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+)
+
+// standbyTakesOver: two more kzadmind instances. A child process takes
+// over when the first stops cleanly; an in-process standby takes over when
+// the child is killed with SIGKILL (its ZooKeeper session then only ends
+// at the session timeout). The brokers follow the new controller epoch,
+// producing goes on, and a topic created afterwards gets leaders under
+// the new epoch.
+func (s *dropin) standbyTakesOver(t *testing.T, ctx context.Context) {
+	ch := s.cleanHandover(t, ctx)
+	s.killActive(t, ctx, ch)
+}
+
+// cleanHandover starts the child and stops the first kzadmind, which
+// releases /controller: the child takes over at once.
+func (s *dropin) cleanHandover(t *testing.T, ctx context.Context) *child {
+	h := s.h
+	ch := h.startChild(t, ctx, childID)
+	began := time.Now()
+	if err := s.first.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s.first = nil
+	h.waitController(t, ctx, childID)
+	zkTook := time.Since(began)
+	h.waitBrokersFollow(t, ctx, childID)
+	t.Logf("clean stop of kzadmind %d: %d won /controller after %s, brokers followed after %s", firstID, childID, zkTook, since(began))
+	s.figs.add("clean handover (kzadmind stopped) → every broker follows", kzadmind, time.Since(began))
+	return ch
+}
+
+// killActive starts an in-process standby and kills the child (the active
+// controller) with SIGKILL.
+func (s *dropin) killActive(t *testing.T, ctx context.Context, ch *child) {
+	h := s.h
+	s.standby = h.startDaemon(t, ctx, standbyID)
+	err := pollUntil(ctx, time.Minute, 10*time.Millisecond, func() error {
+		if st := s.standby.Controller().Status(); st.ActiveControllerID != childID {
+			return fmt.Errorf("standby sees %+v", st)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, epoch, err := h.controller(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.tr.waitMore(t, ctx, "before the kill", 100, time.Minute)
+	start := time.Now()
+	ch.kill()
+	seat := h.watchSeat(ctx, start, func(id int32) bool { return id == standbyID })
+	if seat.err != nil {
+		t.Fatalf("kzadmind %d never took over: %v", standbyID, seat.err)
+	}
+	err = pollUntil(ctx, time.Minute, 5*time.Millisecond, func() error {
+		if st := s.standby.Controller().Status(); !st.Ready {
+			return fmt.Errorf("standby: %+v", st)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ready := time.Since(start)
+	h.waitBrokersFollow(t, ctx, standbyID)
+	followed := time.Since(start)
+	if _, now, err := h.controller(ctx); err != nil || now != epoch+1 {
+		t.Fatalf("controller epoch %d after the takeover (%v), want %d", now, err, epoch+1)
+	}
+	t.Logf("kill -9 of kzadmind %d: /controller gone after %s, %d won it after %s, ready after %s, every broker followed after %s",
+		childID, seat.gone, standbyID, seat.won, ready, followed)
+	s.figs.addTakeover(kzadmind, seat, followed)
+	s.tr.waitMore(t, ctx, "after the takeover", 200, time.Minute)
+	h.newTopicUnderEpoch(t, ctx, "dropin-after-takeover", epoch+1)
+	s.tr.verify(t, ctx, h.cluster.Addrs())
+	s.tr.start()
+}
+
+// waitController waits until /controller names want.
+func (h *harness) waitController(t *testing.T, ctx context.Context, want int32) {
+	t.Helper()
+	err := pollUntil(ctx, time.Minute, 5*time.Millisecond, func() error {
+		id, _, err := h.controller(ctx)
+		if err != nil {
+			return err
+		}
+		if id != want {
+			return fmt.Errorf("/controller names %d", id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("controller %d never took over: %v", want, err)
+	}
+}
+
+// newTopicUnderEpoch creates a topic and checks that its partitions got
+// leaders written under controller epoch epoch and that the brokers took
+// the LeaderAndIsr: each partition accepts an idempotent produce.
+func (h *harness) newTopicUnderEpoch(t *testing.T, ctx context.Context, name string, epoch int32) {
+	t.Helper()
+	const n = 3
+	if _, err := h.admin.CreateTopic(ctx, zkadmin.CreateTopicRequest{Topic: name, Partitions: n, ReplicationFactor: replicationFactor}); err != nil {
+		t.Fatal(err)
+	}
+	err := pollUntil(ctx, time.Minute, 10*time.Millisecond, func() error {
+		st, err := h.statesOf(ctx, name, n)
+		if err != nil {
+			return err
+		}
+		for p, ps := range st {
+			if ps.Leader < 0 || len(ps.ISR) != replicationFactor || ps.ControllerEpoch != epoch {
+				return fmt.Errorf("%s-%d: %s", name, p, ps)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("new topic under epoch %d: %v", epoch, err)
+	}
+	if err := produceEach(ctx, h.cluster.Addrs(), name, n); err != nil {
+		t.Fatalf("produce to %s: %v", name, err)
+	}
+}
+
+// seat is what a monitor saw of /controller after the active controller
+// was killed: when (from the kill) the old one's znode vanished, when a
+// new controller had written it, and who.
+type seat struct {
+	gone, won time.Duration
+	id        int32
+	err       error
+}
+
+// watchSeat polls /controller from start until it is gone and then names
+// a controller that accept likes.
+func (h *harness) watchSeat(ctx context.Context, start time.Time, accept func(int32) bool) seat {
+	s := seat{gone: -1}
+	s.err = pollUntil(ctx, time.Minute, 5*time.Millisecond, func() error {
+		id, _, err := h.controller(ctx)
+		if err != nil {
+			return err
+		}
+		if s.gone < 0 && (id < 0 || accept(id)) {
+			s.gone = time.Since(start)
+		}
+		if s.gone < 0 || !accept(id) {
+			return fmt.Errorf("/controller names %d", id)
+		}
+		s.won, s.id = time.Since(start), id
+		return nil
+	})
+	return s
+}
+
+// addTakeover records the figures of a controller takeover after kill -9.
+func (f *figures) addTakeover(under int, s seat, followed time.Duration) {
+	f.add("controller takeover after kill -9: kill → new /controller", under, s.won)
+	f.add("  of which: old /controller expired → new /controller", under, s.won-s.gone)
+	f.add("  kill → every broker follows the new controller", under, followed)
+}

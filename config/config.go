@@ -31,8 +31,8 @@ const (
 // (.ms or .seconds). Build one with Default or Load, and check it with
 // Validate. Treat a Config as a value: WithDynamic returns a new one.
 //
-// Security settings (TLS, SASL) will be added as further fields; today every
-// listener must be PLAINTEXT.
+// Security settings (TLS, SASL, the authorizer, ZooKeeper digest) are kept
+// as given in Props, by Kafka's names, for the security package to read.
 type Config struct {
 	// NodeID (node.id) is the controller's id. It must be >= 0 and must not
 	// equal any broker's id; the daemon checks that against
@@ -125,6 +125,14 @@ type Config struct {
 	LogLevel string
 	// LogFormat (log.format): json or console.
 	LogFormat string
+
+	// Props holds the security keys as given (file, environment or
+	// flags): ssl.*, sasl.*, authorizer.class.name, super.users,
+	// allow.everyone.if.no.acl.found, connection.failed.authentication
+	// .delay.ms, kzadmin.zookeeper.digest, and every listener-prefixed
+	// listener.name.<l>.<key> from the file. Unset keys are absent. Read it
+	// with Property; treat it as read-only (setters copy it).
+	Props map[string]string
 }
 
 // ZooKeeper holds the zookeeper.* keys.

@@ -54,6 +54,9 @@ func TestDefaults(t *testing.T) {
 		"log.level":                               "info",
 		"log.format":                              "json",
 	}
+	for _, k := range securityKeys() {
+		want[k.name] = "" // unset: the security package's default applies
+	}
 	keys := Keys()
 	if len(keys) != len(want) {
 		t.Errorf("%d keys, want %d", len(keys), len(want))
@@ -149,9 +152,13 @@ func TestValidateErrors(t *testing.T) {
 		{"unmapped listener", func(c *Config) {
 			c.Listeners = []Listener{{"PLAINTEXT", "", 9092}, {"INTERNAL", "", 9093}}
 		}, `config: listener.security.protocol.map="PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL": has no entry for listener INTERNAL`},
-		{"tls listener", func(c *Config) {
-			c.Listeners = []Listener{{"PLAINTEXT", "", 9092}, {"SSL", "", 9093}}
-		}, `config: listener.security.protocol.map="PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL": listener SSL uses SSL, which kzadmin does not serve yet (only PLAINTEXT)`},
+		{"sasl listener without mechanisms", func(c *Config) {
+			c.Listeners = []Listener{{"PLAINTEXT", "", 9092}, {"SASL_SSL", "", 9093}}
+		}, `config: sasl.enabled.mechanisms="": listener SASL_SSL uses SASL_SSL and needs SASL mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512); GSSAPI is not offered`},
+		{"ssl.client.auth", func(c *Config) { c.Props = map[string]string{"ssl.client.auth": "always"} },
+			`config: ssl.client.auth="always": must be one of none, requested, required`},
+		{"digest hidden", func(c *Config) { c.Props = map[string]string{ZooKeeperDigestKey: "secret"} },
+			`config: kzadmin.zookeeper.digest="[hidden]": must be user:password`},
 		{"bad protocol in map", func(c *Config) {
 			c.ListenerSecurityProtocolMap = map[string]SecurityProtocol{"PLAINTEXT": "PLAINTEXT", "X": "TLS"}
 		},

@@ -13,6 +13,14 @@
 // Keys kzadmin does not know are not an error, since a broker's
 // server.properties has many; Load lists them for the caller to log.
 //
+// Security keys (ssl.*, sasl.*, authorizer.class.name, super.users,
+// allow.everyone.if.no.acl.found, kzadmin.zookeeper.digest, and the
+// listener-prefixed listener.name.<l>.<key> forms from the file) are kept as
+// given in Config.Props, read through Config.Property by the security
+// package; values that are secrets are hidden in error messages. Every
+// protocol is accepted on a listener: PLAINTEXT, SSL, SASL_PLAINTEXT and
+// SASL_SSL (the SASL ones need sasl.enabled.mechanisms).
+//
 // Some keys are cluster-wide and dynamic (max.partitions,
 // max.broker.partitions, unclean.leader.election.enable, ...): an operator can
 // change them at run time in the znode /config/brokers/<default>.

@@ -11,6 +11,8 @@ type keySpec struct {
 	name    string
 	doc     string
 	dynamic bool
+	// prop marks a security key held as given in Config.Props.
+	prop bool
 	// get renders the key's value in c the way a properties file spells it.
 	get func(c Config) string
 	// set parses s into c. Its error is the reason only ("must be ...").
@@ -140,6 +142,7 @@ func keySpecs() []keySpec {
 	specs = append(specs, identityKeys()...)
 	specs = append(specs, zooKeeperKeys()...)
 	specs = append(specs, listenerKeys()...)
+	specs = append(specs, securityKeys()...)
 	specs = append(specs, topicKeys()...)
 	specs = append(specs, leaderKeys()...)
 	specs = append(specs, serviceKeys()...)

@@ -92,7 +92,7 @@ type rawValue struct {
 // then, so the caller can log them; Config is only meaningful without error.
 func Load(opts LoadOptions) (Loaded, error) {
 	res := Loaded{Sources: make(map[string]Source)}
-	fileVals, unknown, err := readFile(opts.File)
+	fileVals, listenerVals, unknown, err := readFile(opts.File)
 	if err != nil {
 		return res, err
 	}
@@ -106,6 +106,7 @@ func Load(opts LoadOptions) (Loaded, error) {
 
 	c, origins, errs := resolve(fileVals, envVals, flagVals, res.Sources)
 	c = applyDevDefaults(c, res.Sources)
+	c = withListenerProps(c, listenerVals)
 	res.Config = c
 	// Report every mistake at once: parse errors, then the validation
 	// errors of the keys that did parse.
@@ -157,7 +158,7 @@ func resolve(fileVals, envVals map[string]rawValue, flagVals map[string]*pflag.F
 		}
 		raw := stringify(v.Get(s.name))
 		if err := s.set(&c, raw); err != nil {
-			errs = append(errs, &ValueError{Key: s.name, Value: raw, Reason: err.Error(), Origin: origin})
+			errs = append(errs, &ValueError{Key: s.name, Value: shownValue(s.name, raw), Reason: err.Error(), Origin: origin})
 		}
 	}
 	return c, origins, errs
@@ -178,29 +179,35 @@ func applyDevDefaults(c Config, src map[string]Source) Config {
 }
 
 // readFile parses the properties file into known keys (the last entry for
-// a key wins) and the sorted unknown keys.
-func readFile(path string) (map[string]rawValue, []string, error) {
-	vals := make(map[string]rawValue)
+// a key wins), the listener-prefixed security keys, and the sorted unknown
+// keys.
+func readFile(path string) (vals, listenerVals map[string]rawValue, unknownKeys []string, err error) {
+	vals = make(map[string]rawValue)
+	listenerVals = make(map[string]rawValue)
 	if path == "" {
-		return vals, nil, nil
+		return vals, listenerVals, nil, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, fmt.Errorf("config: read %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("config: read %s: %w", path, err)
 	}
 	props, err := parseProperties(string(data))
 	if err != nil {
-		return nil, nil, fmt.Errorf("config: parse %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("config: parse %s: %w", path, err)
 	}
 	unknown := make(map[string]bool)
 	for _, p := range props {
+		if strings.HasPrefix(p.Key, ListenerPrefix) && IsSecurityKey(p.Key) {
+			listenerVals[p.Key] = rawValue{value: p.Value, origin: fmt.Sprintf("file %s:%d", path, p.Line)}
+			continue
+		}
 		if _, ok := lookupSpec(p.Key); !ok {
 			unknown[p.Key] = true
 			continue
 		}
 		vals[p.Key] = rawValue{value: p.Value, origin: fmt.Sprintf("file %s:%d", path, p.Line)}
 	}
-	return vals, sortedKeys(unknown), nil
+	return vals, listenerVals, sortedKeys(unknown), nil
 }
 
 // readEnv picks the KZADMIN_* variables out of env.

@@ -102,11 +102,12 @@ func TestCrossKeyErrorOrigins(t *testing.T) {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}
 
-	// A listener on SSL is refused on the map key, from the env.
-	_, err = Load(LoadOptions{Env: base("KZADMIN_LISTENERS=PLAINTEXT://:9092,SSL://:9093")})
-	if err == nil || !strings.Contains(err.Error(), "listener SSL uses SSL, which kzadmin does not serve yet") ||
+	// A SASL listener without mechanisms is refused on the mechanisms
+	// key, which no layer set.
+	_, err = Load(LoadOptions{Env: base("KZADMIN_LISTENERS=PLAINTEXT://:9092,SASL_PLAINTEXT://:9093")})
+	if err == nil || !strings.Contains(err.Error(), "listener SASL_PLAINTEXT uses SASL_PLAINTEXT and needs SASL mechanisms") ||
 		strings.Contains(err.Error(), "set by") {
-		t.Errorf("ssl listener: %v", err)
+		t.Errorf("sasl listener: %v", err)
 	}
 }
 

@@ -47,6 +47,27 @@ func nonDefault() Config {
 		HTTPListen:                         "0.0.0.0:9700",
 		LogLevel:                           "debug",
 		LogFormat:                          "console",
+		Props: map[string]string{
+			"ssl.keystore.type":                         "PEM",
+			"ssl.keystore.location":                     "/etc/kzadmin/server.pem",
+			"ssl.keystore.key":                          "KEY",
+			"ssl.keystore.certificate.chain":            "CHAIN",
+			"ssl.key.password":                          "pw",
+			"ssl.truststore.type":                       "PEM",
+			"ssl.truststore.location":                   "/etc/kzadmin/ca.pem",
+			"ssl.truststore.certificates":               "CAS",
+			"ssl.client.auth":                           "requested",
+			"ssl.enabled.protocols":                     "TLSv1.3",
+			"ssl.cipher.suites":                         "TLS_AES_128_GCM_SHA256",
+			"ssl.principal.mapping.rules":               "DEFAULT",
+			"sasl.enabled.mechanisms":                   "SCRAM-SHA-512",
+			"sasl.server.max.receive.size":              "1024",
+			"connection.failed.authentication.delay.ms": "250",
+			"authorizer.class.name":                     "kafka.security.authorizer.AclAuthorizer",
+			"super.users":                               "User:admin",
+			"allow.everyone.if.no.acl.found":            "false",
+			ZooKeeperDigestKey:                          "kzadmin:secret",
+		},
 	}
 }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Validate checks every key's value and the rules that join keys (listener
@@ -22,7 +23,7 @@ func (c Config) validate() []*ValueError {
 			continue
 		}
 		if reason := s.check(c); reason != "" {
-			errs = append(errs, &ValueError{Key: s.name, Value: s.get(c), Reason: reason})
+			errs = append(errs, &ValueError{Key: s.name, Value: shownValue(s.name, s.get(c)), Reason: reason})
 		}
 	}
 	return append(errs, c.validateListeners()...)
@@ -39,8 +40,9 @@ func joinValueErrors(errs []*ValueError) error {
 	return errors.Join(out...)
 }
 
-// validateListeners applies Kafka's listener rules, plus kzadmin's own: only
-// PLAINTEXT is served for now.
+// validateListeners applies Kafka's listener rules, plus kzadmin's own: a
+// SASL listener needs sasl.enabled.mechanisms (Kafka's default, GSSAPI, is
+// not offered).
 func (c Config) validateListeners() []*ValueError {
 	var errs []*ValueError
 	bad := func(key, reason string) {
@@ -62,9 +64,9 @@ func (c Config) validateListeners() []*ValueError {
 		switch {
 		case !ok:
 			bad("listener.security.protocol.map", fmt.Sprintf("has no entry for listener %s", l.Name))
-		case p != ProtocolPlaintext:
-			bad("listener.security.protocol.map", fmt.Sprintf(
-				"listener %s uses %s, which kzadmin does not serve yet (only PLAINTEXT)", l.Name, p))
+		case (p == ProtocolSASLPlaintext || p == ProtocolSASLSSL) && !c.hasListenerProp(l.Name, "sasl.enabled.mechanisms"):
+			bad("sasl.enabled.mechanisms", fmt.Sprintf(
+				"listener %s uses %s and needs SASL mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512); GSSAPI is not offered", l.Name, p))
 		}
 	}
 	for name, p := range c.ListenerSecurityProtocolMap {
@@ -90,6 +92,15 @@ func (c Config) validateListeners() []*ValueError {
 			Reason: fmt.Sprintf("must be one of the advertised listener names (%s)", listenerNames(adv))})
 	}
 	return errs
+}
+
+// hasListenerProp reports whether key is set for listener, plainly or with
+// the listener prefix.
+func (c Config) hasListenerProp(listener, key string) bool {
+	if v := c.Props[ListenerPrefix+strings.ToLower(listener)+"."+key]; strings.TrimSpace(v) != "" {
+		return true
+	}
+	return strings.TrimSpace(c.Props[key]) != ""
 }
 
 // checkListenerList refuses repeated names and, for bound listeners,

@@ -2,12 +2,10 @@ package daemon
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -17,6 +15,7 @@ import (
 	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/security/zkacl"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -32,17 +31,16 @@ type Options struct {
 
 // Daemon is a running kzadmind.
 type Daemon struct {
-	log          zerolog.Logger
-	conf         config.Config
-	ctrl         *controller.Controller
-	zk           *zkadmin.Client
-	wire         *wire.Server
-	wireAddr     net.Addr
-	wireListener net.Listener
-	http         *http.Server
-	httpAddr     net.Addr
-	clusterID    string
-	dev          *devParts
+	log       zerolog.Logger
+	conf      config.Config
+	ctrl      *controller.Controller
+	zk        *zkadmin.Client
+	listeners []*kafkaListener
+	aclStop   func() // stops the ACL cache; nil without an authorizer
+	http      *http.Server
+	httpAddr  net.Addr
+	clusterID string
+	dev       *devParts
 
 	cancel context.CancelFunc
 	done   chan error
@@ -66,7 +64,11 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	if err := d.connect(ctx); err != nil {
 		return nil, err
 	}
-	if err := d.startListener(); err != nil {
+	if err := d.startListeners(); err != nil {
+		return nil, err
+	}
+	authz, err := d.startAuthorizer(ctx)
+	if err != nil {
 		return nil, err
 	}
 	reg := prometheus.NewRegistry()
@@ -78,24 +80,7 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	if err != nil {
 		return nil, err
 	}
-	mux := wire.NewMux()
-	for _, r := range d.ctrl.BrokerRoutes() {
-		if err := mux.Register(r); err != nil {
-			return nil, fmt.Errorf("register broker route: %w", err)
-		}
-	}
-	admin := zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf})
-	api, err := handler.New(handler.Options{
-		Cluster: newViewAdapter(d.ctrl, d.clusterID), Admin: admin, Elector: d.ctrl,
-		Config: d.conf, Logger: log.With().Str("component", "api").Logger(),
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := api.Register(mux); err != nil {
-		return nil, fmt.Errorf("register admin APIs: %w", err)
-	}
-	if err := d.serveWire(mux); err != nil {
+	if err := d.serveWire(d.routes(authz)); err != nil {
 		return nil, err
 	}
 	if err := d.serveHTTP(reg); err != nil {
@@ -105,7 +90,7 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	d.cancel = cancel
 	go func() { d.done <- d.ctrl.Run(runCtx) }()
 	if d.dev != nil {
-		if err := d.dev.startBrokers(ctx, d.conf, opts, d.wireAddr.String(), log); err != nil {
+		if err := d.dev.startBrokers(ctx, d.conf, opts, d.interBrokerAddr(), log); err != nil {
 			return nil, err
 		}
 	}
@@ -114,7 +99,8 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 		Str("chroot", d.conf.ZooKeeper.Connect.Chroot).
 		Str("cluster_id", d.clusterID).
 		Int32("node_id", d.conf.NodeID).
-		Str("kafka_listener", d.wireAddr.String()).
+		Strs("kafka_listeners", d.listenerAddrs()).
+		Bool("authorizer", authz != nil).
 		Str("http", httpURL(d.httpAddr)).
 		Msg("kzadmind started")
 	return d, nil
@@ -128,6 +114,10 @@ func (d *Daemon) connect(ctx context.Context) error {
 		Servers: zc.Servers, Chroot: zc.Chroot,
 		SessionTimeout: d.conf.ZooKeeper.SessionTimeout,
 		Logger:         d.log.With().Str("component", "zookeeper").Logger(),
+		// Kafka's ACL layout on every znode kzadmin creates; with
+		// zookeeper.set.acl it needs the digest identity below.
+		ACL:  zkacl.ForOptions(d.conf.ZooKeeper.SetACL),
+		Auth: zkAuth(d.conf),
 	})
 	if err != nil {
 		return fmt.Errorf("connect to ZooKeeper %v: %w", zc.Servers, err)
@@ -145,19 +135,18 @@ func (d *Daemon) connect(ctx context.Context) error {
 	return nil
 }
 
-// endpoints are the controller's advertised listeners, with the port the
-// listener really got (port 0 means "any free port").
+// endpoints are the controller's advertised listeners, each with the port
+// its listener really got when it advertises port 0 ("any free port").
 func (d *Daemon) endpoints() []znodes.Endpoint {
 	var eps []znodes.Endpoint
-	port := d.wireAddr.(*net.TCPAddr).Port
 	for _, l := range d.conf.EffectiveAdvertisedListeners() {
 		host := l.Host
 		if host == "" {
 			host = defaultAdvertisedHost(d.conf.Dev)
 		}
 		p := l.Port
-		if p == 0 {
-			p = port
+		if bound := d.listener(l.Name); p == 0 && bound != nil {
+			p = bound.port()
 		}
 		eps = append(eps, znodes.Endpoint{
 			Listener: l.Name, Host: host, Port: int32(p),
@@ -177,20 +166,46 @@ func defaultAdvertisedHost(dev bool) string {
 	return "127.0.0.1"
 }
 
-func (d *Daemon) startListener() error {
-	if len(d.conf.Listeners) == 0 {
-		return errors.New("listeners: at least one listener is needed")
+// routes builds a listener's mux: the broker→controller routes and the
+// admin APIs, whose Metadata advertises that listener's endpoints.
+func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.Mux, error) {
+	admin := zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf})
+	view := newViewAdapter(d.ctrl, d.clusterID)
+	return func(listener string) (*wire.Mux, error) {
+		mux := wire.NewMux()
+		for _, r := range d.ctrl.BrokerRoutes() {
+			if err := mux.Register(r); err != nil {
+				return nil, fmt.Errorf("register broker route: %w", err)
+			}
+		}
+		api, err := handler.New(handler.Options{
+			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz,
+			Config: d.conf, Listener: listener,
+			Logger: d.log.With().Str("component", "api").Str("listener", listener).Logger(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := api.Register(mux); err != nil {
+			return nil, fmt.Errorf("register admin APIs on %s: %w", listener, err)
+		}
+		return mux, nil
 	}
-	l := d.conf.Listeners[0]
-	host := l.Host
-	if host == "" && d.conf.Dev {
-		host = "127.0.0.1"
+}
+
+// interBrokerAddr is where brokers reach the controller: the inter-broker
+// listener, or the first one.
+func (d *Daemon) interBrokerAddr() string {
+	if l := d.listener(d.conf.EffectiveInterBrokerListenerName()); l != nil {
+		return l.ln.Addr().String()
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(l.Port)))
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", l, err)
+	return d.listeners[0].ln.Addr().String()
+}
+
+func (d *Daemon) listenerAddrs() []string {
+	out := make([]string, len(d.listeners))
+	for i, l := range d.listeners {
+		out[i] = l.conf.Name + "://" + l.ln.Addr().String()
 	}
-	d.wireAddr = ln.Addr()
-	d.wireListener = ln
-	return nil
+	return out
 }

@@ -12,22 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/kzadmin/kzadmin/controller"
-	"github.com/kzadmin/kzadmin/controller/wire"
 )
-
-func (d *Daemon) serveWire(mux *wire.Mux) error {
-	srv, err := wire.New(wire.Config{Mux: mux, Logger: d.log.With().Str("component", "wire").Logger()})
-	if err != nil {
-		return err
-	}
-	d.wire = srv
-	go func() {
-		if err := srv.Serve(d.wireListener); err != nil && !errors.Is(err, wire.ErrServerClosed) {
-			d.log.Error().Err(err).Msg("Kafka listener stopped")
-		}
-	}()
-	return nil
-}
 
 // serveHTTP serves /metrics (Prometheus), /healthz (the process is up and
 // its ZooKeeper session is connected) and /readyz (this node is the active
@@ -86,8 +71,17 @@ func httpURL(a net.Addr) string {
 // Controller is the daemon's controller, for tests and status pages.
 func (d *Daemon) Controller() *controller.Controller { return d.ctrl }
 
-// KafkaAddr is where the Kafka-protocol listener accepts connections.
-func (d *Daemon) KafkaAddr() string { return d.wireAddr.String() }
+// KafkaAddr is where the first Kafka-protocol listener accepts
+// connections.
+func (d *Daemon) KafkaAddr() string { return d.listeners[0].ln.Addr().String() }
+
+// ListenerAddr is where the named listener accepts connections, or "".
+func (d *Daemon) ListenerAddr(name string) string {
+	if l := d.listener(name); l != nil {
+		return l.ln.Addr().String()
+	}
+	return ""
+}
 
 // HTTPAddr is where metrics and health are served ("" when disabled).
 func (d *Daemon) HTTPAddr() string {
@@ -130,13 +124,10 @@ func (d *Daemon) Stop(ctx context.Context) error {
 func (d *Daemon) Done() <-chan error { return d.done }
 
 func (d *Daemon) teardown() {
-	if d.wire != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_ = d.wire.Shutdown(ctx)
-		cancel()
-		d.wire = nil
-	} else if d.wireListener != nil {
-		d.wireListener.Close()
+	d.closeListeners()
+	if d.aclStop != nil {
+		d.aclStop()
+		d.aclStop = nil
 	}
 	if d.http != nil {
 		_ = d.http.Close()

@@ -1,0 +1,194 @@
+package config
+
+import (
+	"maps"
+	"strings"
+)
+
+// ListenerPrefix starts the per-listener form of a security key,
+// listener.name.<listener, lower case>.<key>, which wins over the plain key
+// for that listener, as in Kafka. Such keys are read from the properties
+// file only (an environment variable cannot spell the listener name and
+// the dots apart) and kept in Config.Props as given.
+const ListenerPrefix = "listener.name."
+
+// ZooKeeperDigestKey is kzadmin's own key for ZooKeeper digest
+// authentication, user:password.
+const ZooKeeperDigestKey = "kzadmin.zookeeper.digest"
+
+// hidden replaces a sensitive value in error messages.
+const hidden = "[hidden]"
+
+// Property returns a security property by its Kafka name, as given in the
+// file, environment or flags. It has the shape of security.Getter, so the
+// daemon passes c.Property to the security package.
+func (c Config) Property(key string) (string, bool) {
+	v, ok := c.Props[key]
+	return v, ok
+}
+
+// IsSecurityKey reports whether key is kept in Config.Props: one of the
+// security keys, or a listener-prefixed key.
+func IsSecurityKey(key string) bool {
+	if strings.HasPrefix(key, ListenerPrefix) {
+		return len(key) > len(ListenerPrefix)
+	}
+	s, ok := lookupSpec(key)
+	return ok && s.prop
+}
+
+// isSensitiveKey reports whether key's value must not be shown: passwords,
+// private keys and JAAS configurations (which hold PLAIN passwords).
+func isSensitiveKey(key string) bool {
+	return strings.HasSuffix(key, ".password") || strings.HasSuffix(key, "sasl.jaas.config") ||
+		strings.HasSuffix(key, "ssl.keystore.key") || key == ZooKeeperDigestKey
+}
+
+// shownValue is v, or a placeholder when key is sensitive.
+func shownValue(key, v string) string {
+	if isSensitiveKey(key) && v != "" {
+		return hidden
+	}
+	return v
+}
+
+// withProp returns a copy of props with key set to v, or removed when v is
+// empty. Copying keeps Config a value: a copy's Props never changes under
+// the original.
+func withProp(props map[string]string, key, v string) map[string]string {
+	out := maps.Clone(props)
+	if v == "" {
+		delete(out, key)
+		if len(out) == 0 {
+			return nil
+		}
+		return out
+	}
+	if out == nil {
+		out = make(map[string]string)
+	}
+	out[key] = v
+	return out
+}
+
+// propKey is a security key held in Config.Props as given. check, when
+// set, gets the trimmed value and returns the reason it is refused.
+func propKey(name, doc string, check func(v string) string) keySpec {
+	s := keySpec{
+		name: name, doc: doc, prop: true,
+		get: func(c Config) string { return c.Props[name] },
+		set: func(c *Config, s string) error {
+			c.Props = withProp(c.Props, name, s)
+			return nil
+		},
+	}
+	if check != nil {
+		s.check = func(c Config) string {
+			v, ok := c.Props[name]
+			if !ok {
+				return ""
+			}
+			return check(strings.TrimSpace(v))
+		}
+	}
+	return s
+}
+
+func oneOf(allowed ...string) func(string) string {
+	return func(v string) string {
+		for _, a := range allowed {
+			if strings.EqualFold(v, a) {
+				return ""
+			}
+		}
+		return "must be one of " + strings.Join(allowed, ", ")
+	}
+}
+
+func nonNegativeInt(v string) string {
+	if n, err := parseInt(v, 32); err != nil || n < 0 {
+		return "must be a 32-bit integer >= 0"
+	}
+	return ""
+}
+
+func positiveInt(v string) string {
+	if n, err := parseInt(v, 32); err != nil || n <= 0 {
+		return "must be a 32-bit integer > 0"
+	}
+	return ""
+}
+
+func checkDigest(v string) string {
+	user, _, ok := strings.Cut(v, ":")
+	if !ok || user == "" {
+		return "must be user:password"
+	}
+	return ""
+}
+
+func checkBool(v string) string {
+	if _, err := parseBool(v); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// checkPrincipals accepts Kafka's super.users: <type>:<name> separated by
+// ';'.
+func checkPrincipals(v string) string {
+	for _, p := range strings.Split(v, ";") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		if typ, name, ok := strings.Cut(p, ":"); !ok || typ == "" || name == "" {
+			return "must be <type>:<name> separated by ';', e.g. User:admin;User:alice"
+		}
+	}
+	return ""
+}
+
+// securityKeys are the TLS, SASL and authorizer keys the security package
+// reads (see its doc), and the ZooKeeper digest. Their values are kept as
+// given in Config.Props; the checks here catch what can be caught without
+// reading files.
+func securityKeys() []keySpec {
+	return []keySpec{
+		propKey("ssl.keystore.type", "Keystore format: PEM only.", oneOf("PEM")),
+		propKey("ssl.keystore.location", "PEM file with the listener's private key (PKCS#8, unencrypted) and certificate chain.", nil),
+		propKey("ssl.keystore.key", "The listener's private key, PEM, inline.", nil),
+		propKey("ssl.keystore.certificate.chain", "The listener's certificate chain, PEM, inline.", nil),
+		propKey("ssl.key.password", "Password of the private key (encrypted keys are not supported; leave unset).", nil),
+		propKey("ssl.truststore.type", "Truststore format: PEM only.", oneOf("PEM")),
+		propKey("ssl.truststore.location", "PEM file with the CA certificates trusted for client certificates.", nil),
+		propKey("ssl.truststore.certificates", "CA certificates trusted for client certificates, PEM, inline.", nil),
+		propKey("ssl.client.auth", "Client certificates: none, requested or required (SASL_SSL: listener-prefixed key only).",
+			oneOf("none", "requested", "required")),
+		propKey("ssl.enabled.protocols", "TLS versions offered, e.g. TLSv1.2,TLSv1.3.", nil),
+		propKey("ssl.cipher.suites", "TLS cipher suites offered (TLS 1.2); empty: Go's defaults.", nil),
+		propKey("ssl.principal.mapping.rules", "Rules mapping a certificate's distinguished name to a principal name.", nil),
+		propKey("sasl.enabled.mechanisms", "SASL mechanisms offered: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (comma-separated).", nil),
+		propKey("sasl.server.max.receive.size", "Largest SASL token accepted before authentication (default 524288).", positiveInt),
+		propKey("connection.failed.authentication.delay.ms", "Delay before closing a connection that failed authentication (default 100).", nonNegativeInt),
+		propKey("authorizer.class.name", "kafka.security.authorizer.AclAuthorizer turns on Kafka's ZooKeeper ACL authorizer. Empty: allow everything.", nil),
+		propKey("super.users", "Principals allowed everything: User:a;User:b.", checkPrincipals),
+		propKey("allow.everyone.if.no.acl.found", "Allow access to resources no ACL applies to (default false).", checkBool),
+		propKey(ZooKeeperDigestKey, "ZooKeeper digest authentication, user:password. Empty: none.", checkDigest),
+	}
+}
+
+// withListenerProps adds the listener-prefixed keys to c.Props.
+func withListenerProps(c Config, vals map[string]rawValue) Config {
+	if len(vals) == 0 {
+		return c
+	}
+	props := maps.Clone(c.Props)
+	if props == nil {
+		props = make(map[string]string, len(vals))
+	}
+	for k, v := range vals {
+		props[k] = v.value
+	}
+	c.Props = props
+	return c
+}

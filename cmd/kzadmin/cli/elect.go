@@ -30,7 +30,10 @@ leader. ZooKeeper has no request znode for that, so with --zookeeper kzadmin
 sets unclean.leader.election.enable=true on each topic concerned (Kafka's
 controller then elects), waits for the leaders (--wait-timeout), and puts the
 topic's previous setting back. Data not yet replicated to the new leader is
-lost: that is what unclean means.`,
+lost: that is what unclean means.
+
+With --bootstrap-server both go through the ElectLeaders API, which answers
+once the controller has elected the leaders.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req, err := electionRequest(cmd, electionType, topic, partition, allPartitions, jsonPath)
@@ -104,6 +107,9 @@ func (a *app) printElection(typ backend.ElectionType, res *backend.ElectionResul
 	}
 	switch {
 	case len(res.Requested) == 0:
+	case typ == backend.Preferred && len(res.Elected) > 0:
+		// The wire's ElectLeaders answers once the leaders are elected.
+		fmt.Fprintf(a.out, "Successfully completed leader election (PREFERRED) for partitions %s\n", tpNames(res.Elected))
 	case typ == backend.Preferred:
 		fmt.Fprintf(a.out, "Requested a preferred leader election for partitions %s.\n", tpNames(res.Requested))
 	case len(res.Elected) > 0:

@@ -75,8 +75,13 @@ func (a *app) printError(err error) {
 }
 
 // printWrites shows the ZooKeeper writes of a dry run: exactly the ops of
-// the one multi the command would apply.
+// the one multi the command would apply. Over the wire a dry run is the
+// API's validateOnly, which names no writes.
 func (a *app) printWrites(w backend.Writes) {
+	if len(w.Ops) == 0 && a.g.BootstrapServer != "" {
+		fmt.Fprintln(a.out, "Dry run: nothing was written. The cluster validated the request (validateOnly) and would accept it.")
+		return
+	}
 	if len(w.Ops) == 0 {
 		fmt.Fprintln(a.out, "Dry run: nothing would be written.")
 		return

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/wirebackend"
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/zkbackend"
 	"github.com/kzadmin/kzadmin/config"
 )
@@ -25,7 +26,8 @@ const (
 // Options let tests (and a future main) swap parts.
 type Options struct {
 	// Open returns the backend for the global flags; nil opens the
-	// ZooKeeper backend for --zookeeper.
+	// ZooKeeper backend for --zookeeper and the Kafka-protocol backend for
+	// --bootstrap-server.
 	Open func(ctx context.Context, g Globals) (backend.Backend, error)
 	// Terminal says whether stderr is a terminal (the progress bar then
 	// redraws one line); nil detects it.
@@ -71,13 +73,17 @@ with kzadmin's validation and partition limits (max.partitions,
 max.broker.partitions) checked before anything is written.
 
 --zookeeper host:port[/chroot] reads and writes Kafka's znodes directly.
---dry-run prints exactly the znode writes a command would make, and makes none.`,
+--dry-run prints exactly the znode writes a command would make, and makes none.
+
+--bootstrap-server host:port uses the Kafka admin APIs of the cluster's
+controller (kzadmind, or Kafka's own); --dry-run then asks the cluster to
+validate without writing (validateOnly), where the API allows it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	f := root.PersistentFlags()
 	f.StringVar(&a.g.ZooKeeper, "zookeeper", "", "ZooKeeper connect string, host:port[,host:port][/chroot]")
-	f.StringVar(&a.g.BootstrapServer, "bootstrap-server", "", "Kafka brokers to talk to (not available yet; use --zookeeper)")
+	f.StringVar(&a.g.BootstrapServer, "bootstrap-server", "", "Kafka nodes to talk to, host:port[,host:port] (the admin wire APIs)")
 	f.StringVar(&a.g.ConfigFile, "config-file", "", "kzadmin properties file (max.partitions, max.broker.partitions, "+
 		"num.partitions, default.replication.factor, zookeeper.connect)")
 	f.StringVarP(&a.g.Output, "output", "o", "table", "output format: table or json")
@@ -133,7 +139,9 @@ func (e reported) Unwrap() error { return e.err }
 func (e failed) Error() string { return e.err.Error() }
 func (e failed) Unwrap() error { return e.err }
 
-// fail marks err as a request failure (nil stays nil).
+// fail marks err as a request failure (nil stays nil). A backend's error
+// that says it is a usage error (a flag the backend cannot honour, such as
+// --dry-run over an API without validateOnly) stays one.
 func fail(err error) error {
 	if err == nil {
 		return nil
@@ -141,6 +149,10 @@ func fail(err error) error {
 	var u usageErr
 	if errors.As(err, &u) {
 		return err
+	}
+	var bu interface{ UsageError() bool }
+	if errors.As(err, &bu) && bu.UsageError() {
+		return usageErr{err}
 	}
 	return failed{err}
 }
@@ -175,16 +187,21 @@ func (a *app) open(ctx context.Context) (backend.Backend, error) {
 	switch {
 	case a.g.BootstrapServer != "" && a.g.ZooKeeper != "":
 		return nil, usagef("give --zookeeper or --bootstrap-server, not both")
-	case a.g.BootstrapServer != "" && a.opts.Open == nil:
-		return nil, usagef("--bootstrap-server is not available yet; use --zookeeper host:port[/chroot]")
 	case a.g.ZooKeeper == "" && a.g.BootstrapServer == "":
-		return nil, usagef("--zookeeper host:port[/chroot] is required")
+		return nil, usagef("--zookeeper host:port[/chroot] or --bootstrap-server host:port is required")
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.g.Timeout)
 	defer cancel()
 	if a.opts.Open != nil {
 		b, err := a.opts.Open(ctx, a.g)
 		return b, fail(err)
+	}
+	if a.g.BootstrapServer != "" {
+		b, err := wirebackend.Open(ctx, wirebackend.Options{Bootstrap: a.g.BootstrapServer})
+		if err != nil {
+			return nil, fail(err)
+		}
+		return b, nil
 	}
 	b, err := zkbackend.Open(ctx, zkbackend.Options{Connect: a.g.ZooKeeper, Config: cfg})
 	if err != nil {

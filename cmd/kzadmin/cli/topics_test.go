@@ -82,12 +82,18 @@ func TestTopicsCreateRefusalsAndExitCodes(t *testing.T) {
 	c.want(2, []string{"--output must be table or json"}, "topics", "list", "-o", "yaml")
 	c.want(2, []string{"not both"}, "topics", "list", "--bootstrap-server", "b:9092")
 	var out, errOut strings.Builder
-	if code := Run(c.ctx, []string{"topics", "list", "--bootstrap-server", "b:9092"}, &out, &errOut, Options{}); code != 2 ||
-		!strings.Contains(errOut.String(), "--bootstrap-server is not available yet") {
+	if code := Run(c.ctx, []string{"topics", "list", "--bootstrap-server", "127.0.0.1:1"}, &out, &errOut, Options{}); code != 1 ||
+		!strings.Contains(errOut.String(), "cannot reach the cluster at --bootstrap-server 127.0.0.1:1") {
 		t.Errorf("bootstrap-server: exit %d: %s", code, errOut.String())
 	}
+	errOut.Reset()
+	if code := Run(c.ctx, []string{"topics", "list", "--bootstrap-server", "nocolon"}, &out, &errOut, Options{}); code != 2 ||
+		!strings.Contains(errOut.String(), `"nocolon" is not host:port`) {
+		t.Errorf("bootstrap-server: exit %d: %s", code, errOut.String())
+	}
+	errOut.Reset()
 	if code := Run(c.ctx, []string{"topics", "list"}, &out, &errOut, Options{}); code != 2 ||
-		!strings.Contains(errOut.String(), "--zookeeper host:port[/chroot] is required") {
+		!strings.Contains(errOut.String(), "--zookeeper host:port[/chroot] or --bootstrap-server host:port is required") {
 		t.Errorf("no --zookeeper: exit %d: %s", code, errOut.String())
 	}
 	errOut.Reset()

@@ -369,50 +369,27 @@ func TestDeleteTopicDisabled(t *testing.T) {
 	}
 }
 
-// TestDeleteManyTopics: 1,000 topics (3 partitions, RF 3) marked in one
-// go, as one DeleteTopics of 1,000 names, are all deleted. The time from
-// the markers to the last znode gone is printed.
+// TestDeleteManyTopics: 1,000 topics of 10 partitions (RF 3), 10k
+// partitions and 30k replicas, marked in one go as one DeleteTopics of
+// 1,000 names does, are all deleted: every znode goes, the controller
+// forgets them, every broker drops every log. The times from the markers
+// to the last znode gone and to the last log dropped are printed.
 func TestDeleteManyTopics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scale test")
 	}
-	const topics = 1000
+	const topics, parts = 1000, 10
 	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
-	names := make([]string, topics)
-	var ops []zkadmin.Op
-	for i := range names {
-		names[i] = fmt.Sprintf("bulk-%04d", i)
-		data, err := znodes.TopicAssignment{Partitions: threeParts}.Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		// As Kafka's AdminZkClient, the config znode first, then the
-		// assignment.
-		cfg, err := znodes.EntityConfig{}.Encode()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ops = append(ops, zkadmin.CreateOp(znodes.ConfigEntityPath(znodes.EntityTopics, names[i]), cfg, zkadmin.Persistent),
-			zkadmin.CreateOp(znodes.TopicPath(names[i]), data, zkadmin.Persistent))
-	}
-	if _, err := sc.obs.MultiBatched(testCtx(t), ops, zkadmin.BatchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "every partition online", func() bool {
-		v := sc.ctl.c.Snapshot()
-		n := 0
-		for _, tv := range v.Topics {
-			for _, pv := range tv.Partitions {
-				if pv.Leader >= 0 {
-					n++
-				}
-			}
-		}
-		return n == topics*len(threeParts)
-	})
 	start := time.Now()
+	names := createLayout(t, sc.obs, "bulk", topics, parts)
+	waitWithin(t, "every partition online", scaleTimeout, func() bool {
+		return onlinePartitions(sc.ctl.c.Snapshot()) == topics*parts
+	})
+	t.Logf("created %d partitions and brought them online in %v", topics*parts, time.Since(start))
+
+	start = time.Now()
 	markForDeletion(t, sc.obs, names...)
-	waitFor(t, "all topics deleted", func() bool {
+	waitWithin(t, "all topics deleted", scaleTimeout, func() bool {
 		left, _, err := sc.obs.Children(testCtx(t), znodes.TopicsPath)
 		if err != nil {
 			t.Fatal(err)
@@ -421,17 +398,84 @@ func TestDeleteManyTopics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return len(left) == 0 && len(marks) == 0
+		cfgs, _, err := sc.obs.Children(testCtx(t), znodes.ConfigEntityTypePath(znodes.EntityTopics))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(left) == 0 && len(marks) == 0 && len(cfgs) == 0
 	})
-	took := time.Since(start)
-	t.Logf("deleted %d topics (%d partitions, %d replicas) in %v", topics, topics*len(threeParts),
-		topics*len(threeParts)*3, took)
-	waitFor(t, "controller forgot them", func() bool { return len(sc.ctl.c.Snapshot().Topics) == 0 })
-	sc.waitReplicasDeleted(t, names[0])
-	sc.waitReplicasDeleted(t, names[topics-1])
+	inZK := time.Since(start)
+	waitWithin(t, "controller forgot them", scaleTimeout, func() bool { return len(sc.ctl.c.Snapshot().Topics) == 0 })
 	for _, b := range sc.sim.Brokers() {
-		if n := len(b.Snapshot().Log); n != 0 {
-			t.Fatalf("broker %d keeps %d partition logs", b.ID(), n)
+		err := b.WaitFor(testCtx(t), func(s brokersim.Snapshot) bool { return len(s.Log) == 0 && len(s.Partitions) == 0 })
+		if err != nil {
+			t.Fatalf("broker %d keeps %d partition logs: %v", b.ID(), len(b.Snapshot().Log), err)
 		}
 	}
+	t.Logf("deleted %d partitions (%d topics × %d, %d replicas) in %v; every broker log dropped after %v",
+		topics*parts, topics, parts, topics*parts*3, inZK.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	if got := metricValue(t, sc.ctl, "kafka_controller_KafkaController_TopicsToDeleteCount"); got != 0 {
+		t.Fatalf("TopicsToDeleteCount %v", got)
+	}
+}
+
+// scaleTimeout bounds each wait of the scale test: far above what it
+// needs, but the race detector on a loaded machine is slow.
+const scaleTimeout = 100 * time.Second
+
+// waitWithin is waitFor with its own deadline.
+func waitWithin(tb testing.TB, what string, timeout time.Duration, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// createLayout creates topics prefix-0000.. with parts partitions each,
+// RF 3 over brokers 1-3 with leaders rotated, each with a config znode
+// written before its assignment as Kafka's AdminZkClient does, in as few
+// multis as possible; it returns the names.
+func createLayout(t testing.TB, zk *zkadmin.Client, prefix string, topics, parts int) []string {
+	t.Helper()
+	cfg, err := znodes.EntityConfig{}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, topics)
+	var ops []zkadmin.Op
+	for i := range names {
+		names[i] = fmt.Sprintf("%s-%04d", prefix, i)
+		a := znodes.TopicAssignment{Partitions: map[int32][]int32{}}
+		for p := range parts {
+			first := (i + p) % 3
+			a.Partitions[int32(p)] = []int32{int32(1 + first), int32(1 + (first+1)%3), int32(1 + (first+2)%3)}
+		}
+		data, err := a.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, zkadmin.CreateOp(znodes.ConfigEntityPath(znodes.EntityTopics, names[i]), cfg, zkadmin.Persistent),
+			zkadmin.CreateOp(znodes.TopicPath(names[i]), data, zkadmin.Persistent))
+	}
+	if _, err := zk.MultiBatched(testCtx(t), ops, zkadmin.BatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return names
+}
+
+// onlinePartitions counts the partitions with a leader in the view.
+func onlinePartitions(v *MetadataView) int {
+	n := 0
+	for _, tv := range v.Topics {
+		for _, pv := range tv.Partitions {
+			if pv.Leader >= 0 {
+				n++
+			}
+		}
+	}
+	return n
 }

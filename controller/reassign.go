@@ -188,10 +188,11 @@ func (c *Controller) removeFromZkReassignment(ls *leaderState, remove func(Topic
 // partition of a topic queued for deletion, or one the controller has no
 // assignment for, is UNKNOWN_TOPIC_OR_PARTITION; the others are
 // reassigned, and those that fail are UNKNOWN_SERVER_ERROR. Every
-// partition of rs has an entry, nil on success. The error is set only when
-// the controller must stop, or errLimitFenceLost.
+// partition of rs has an entry, nil on success (errLimitFenceLost is
+// passed on for the API path to retry). The error is set only when the
+// controller must stop.
 func (c *Controller) triggerReassignments(ls *leaderState, rs map[TopicPartition]election.ReplicaAssignment,
-	fence []zkadmin.Op) (map[TopicPartition]error, error) {
+	fence *writeFence) (map[TopicPartition]error, error) {
 	results := map[TopicPartition]error{}
 	todo := map[TopicPartition]election.ReplicaAssignment{}
 	for tp, r := range rs {
@@ -208,7 +209,9 @@ func (c *Controller) triggerReassignments(ls *leaderState, rs map[TopicPartition
 	}
 	for tp := range todo {
 		results[tp] = nil
-		if ferr := failed[tp]; ferr != nil {
+		if ferr := failed[tp]; errors.Is(ferr, errLimitFenceLost) {
+			results[tp] = ferr
+		} else if ferr != nil {
 			c.log.Error().Err(ferr).Str("partition", tp.String()).Msg("error completing reassignment of partition")
 			results[tp] = &reassignError{code: kerr.UnknownServerError.Code}
 		}

@@ -14,7 +14,6 @@ import (
 	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/placement"
 	"github.com/kzadmin/kzadmin/zkadmin"
-	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // maxLimitFenceAttempts bounds how often an API reassignment re-reads the
@@ -72,7 +71,7 @@ func (c *Controller) AlterPartitionReassignments(ctx context.Context, req *kmsg.
 // that read.
 type limitGuard struct {
 	limits placement.Limits
-	fence  []zkadmin.Op
+	fence  *writeFence
 }
 
 // reassignGuard reads what the limits need, off the event loop: nothing
@@ -98,13 +97,9 @@ func (c *Controller) reassignGuard(ctx context.Context, req *kmsg.AlterPartition
 			return nil, err
 		}
 	}
-	g := &limitGuard{limits: cl.Limits()}
+	g := &limitGuard{limits: cl.Limits(), fence: &writeFence{configVersion: cl.BrokerDefaultsVersion}}
 	if g.limits.MaxBrokerPartitions > 0 && cl.TopicsExist {
-		g.fence = append(g.fence, zkadmin.SetOp(znodes.TopicsPath, nil, cl.TopicsVersion))
-	}
-	if cl.BrokerDefaultsVersion >= 0 {
-		g.fence = append(g.fence, zkadmin.CheckOp(znodes.ConfigEntityPath(znodes.EntityBrokers, znodes.DefaultEntityName),
-			cl.BrokerDefaultsVersion))
+		g.fence.topics, g.fence.topicsVersion = true, cl.TopicsVersion
 	}
 	return g, nil
 }
@@ -157,7 +152,7 @@ func (c *Controller) onAlterReassignments(e *alterReassignmentsEvent) error {
 		}
 		rs[tp] = r
 	}
-	var fence []zkadmin.Op
+	var fence *writeFence
 	if e.guard != nil {
 		fence = e.guard.fence
 		if lerr := c.checkReassignLimits(ls, e.guard.limits, rs, targets); lerr != nil {
@@ -170,18 +165,20 @@ func (c *Controller) onAlterReassignments(e *alterReassignmentsEvent) error {
 		}
 	}
 	out, err := c.startApiReassignments(ls, rs, fence)
-	switch {
-	case errors.Is(err, errLimitFenceLost) && !e.lastTry:
-		e.reply <- alterReassignmentsReply{fenceLost: true}
-		return nil
-	case errors.Is(err, errLimitFenceLost):
-		for tp := range rs {
-			results[tp] = &reassignError{code: kerr.UnknownServerError.Code,
-				msg: "Concurrent partition creations kept changing the partition counts; retry the reassignment."}
-		}
-	case err != nil:
+	if err != nil {
 		e.reply <- alterReassignmentsReply{resp: alterReassignmentsNotController(e.req)}
 		return err
+	}
+	for tp, rerr := range out {
+		if !errors.Is(rerr, errLimitFenceLost) {
+			continue
+		}
+		if !e.lastTry {
+			e.reply <- alterReassignmentsReply{fenceLost: true}
+			return nil
+		}
+		out[tp] = &reassignError{code: kerr.UnknownServerError.Code,
+			msg: "Concurrent partition creations kept changing the partition counts; retry the reassignment."}
 	}
 	maps.Copy(results, out)
 	e.reply <- alterReassignmentsReply{resp: alterReassignmentsResponse(e.req, order, results)}
@@ -191,7 +188,7 @@ func (c *Controller) onAlterReassignments(e *alterReassignmentsEvent) error {
 // startApiReassignments takes the partitions out of the legacy znode's
 // request, then reassigns them.
 func (c *Controller) startApiReassignments(ls *leaderState, rs map[TopicPartition]election.ReplicaAssignment,
-	fence []zkadmin.Op) (map[TopicPartition]error, error) {
+	fence *writeFence) (map[TopicPartition]error, error) {
 	if len(rs) == 0 {
 		return nil, nil
 	}

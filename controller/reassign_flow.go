@@ -12,10 +12,35 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// errLimitFenceLost: the partition-limit fence of an API reassignment
-// failed its check (a creator committed since the limits were read); the
-// caller reads the cluster again and retries. Nothing was written.
-var errLimitFenceLost = errors.New("the partition limits changed while the reassignment was checked")
+// errLimitFenceLost marks a partition whose topic znode was not written
+// because the partition-limit fence of an API reassignment failed its
+// check (a creator committed since the counts were read); the caller reads
+// the cluster again and retries.
+var errLimitFenceLost = errors.New("the partition counts changed while the reassignment was checked")
+
+// writeFence is the partition-limit fence of an API reassignment: what
+// was read with the counts. Each multi of the write sets /brokers/topics
+// (null data, as every creator's fenced write does) expecting the version
+// read plus the multis already committed, so a creator committing in
+// between breaks the chain; and checks the dynamic limits' version.
+type writeFence struct {
+	topics        bool
+	topicsVersion int32
+	configVersion int32 // < 0: no dynamic limits znode to check
+}
+
+// ops returns the fence ops of a write's multi after committed others.
+func (f *writeFence) ops(committed int) []zkadmin.Op {
+	var out []zkadmin.Op
+	if f.topics {
+		out = append(out, zkadmin.SetOp(znodes.TopicsPath, nil, f.topicsVersion+int32(committed)))
+	}
+	if f.configVersion >= 0 {
+		out = append(out, zkadmin.CheckOp(znodes.ConfigEntityPath(znodes.EntityBrokers, znodes.DefaultEntityName),
+			f.configVersion))
+	}
+	return out
+}
 
 // onPartitionReassignment is Kafka's onPartitionReassignment (reference
 // §2.6) for many partitions at once: each phase runs once for all of them
@@ -23,8 +48,8 @@ var errLimitFenceLost = errors.New("the partition limits changed while the reass
 // batch) instead of once per partition, with the same outcome per
 // partition. rs holds each partition's new assignment R (RS, AR, RR).
 //
-//	U   the topic znode gets R (fenced; fence are extra ops checked in the
-//	    same multi, the API path's partition-limit fence), the context too,
+//	U   the topic znode gets R (fenced; with fence, the API path's
+//	    partition-limit fence, in the same multis), the context too,
 //	    and replicas R no longer has (the adding replicas of a superseded
 //	    reassignment) are stopped and deleted. Below IBP 2.7-IV2 (leaders
 //	    write the ISR to ZooKeeper themselves) the state znodes are watched.
@@ -34,10 +59,11 @@ var errLimitFenceLost = errors.New("the partition limits changed while the reass
 //	B   it is: complete the reassignment (completeReassignments).
 //
 // It returns the partitions that failed, with why (the API answers
-// UNKNOWN_SERVER_ERROR, the legacy znode drops them). The error is set
-// only when the controller must stop (moved) or errLimitFenceLost.
+// UNKNOWN_SERVER_ERROR, or retries those failing with errLimitFenceLost;
+// the legacy znode drops them). The error is set only when the controller
+// must stop (moved).
 func (c *Controller) onPartitionReassignment(ls *leaderState, rs map[TopicPartition]election.ReplicaAssignment,
-	fence []zkadmin.Op) (map[TopicPartition]error, error) {
+	fence *writeFence) (map[TopicPartition]error, error) {
 	failed := map[TopicPartition]error{}
 	tps := slices.SortedFunc(maps.Keys(rs), compareTPs)
 	if err := c.updateCurrentReassignment(ls, tps, rs, fence, failed); err != nil {
@@ -69,7 +95,7 @@ func (c *Controller) onPartitionReassignment(ls *leaderState, rs map[TopicPartit
 // topic znodes (the whole topic from the context, as Kafka does), then to
 // the context, then stop the replicas no longer assigned.
 func (c *Controller) updateCurrentReassignment(ls *leaderState, tps []TopicPartition,
-	rs map[TopicPartition]election.ReplicaAssignment, fence []zkadmin.Op, failed map[TopicPartition]error) error {
+	rs map[TopicPartition]election.ReplicaAssignment, fence *writeFence, failed map[TopicPartition]error) error {
 	next := map[string]map[int32]election.ReplicaAssignment{}
 	for _, tp := range tps {
 		if sameAssignment(ls.cc.partition(tp).assign, rs[tp]) {
@@ -417,12 +443,12 @@ func (c *Controller) bumpLeaderEpochs(ls *leaderState, tps []TopicPartition) (
 // writeTopicAssignments rewrites the topic znodes named in next from the
 // context, with next's assignments in place (fenced setData at any
 // version, as Kafka's setTopicAssignment). Without fence the topics go in
-// batched multis; with it, in one multi together with fence's ops, so the
-// write lands only if they hold (errLimitFenceLost when one fails). It
-// returns each topic's failure; the error is set only when nothing more
-// can be written.
+// batched multis; with it, in multis that each carry fence's ops
+// (writeWithFence). It returns each topic's failure (errLimitFenceLost for
+// those the fence kept from being written); the error is set only when
+// nothing more can be written.
 func (c *Controller) writeTopicAssignments(ls *leaderState, next map[string]map[int32]election.ReplicaAssignment,
-	fence []zkadmin.Op) (map[string]error, error) {
+	fence *writeFence) (map[string]error, error) {
 	failed := map[string]error{}
 	var names []string
 	var ops []zkadmin.Op
@@ -440,7 +466,7 @@ func (c *Controller) writeTopicAssignments(ls *leaderState, next map[string]map[
 	}
 	var errs []error
 	var err error
-	if len(fence) == 0 {
+	if fence == nil {
 		errs, err = c.writeIndependent(ls, ops)
 	} else {
 		errs, err = c.writeWithFence(ls, ops, fence)
@@ -473,36 +499,65 @@ func (c *Controller) writeIndependent(ls *leaderState, ops []zkadmin.Op) ([]erro
 	return errs, nil
 }
 
-// writeWithFence writes ops in one fenced multi behind fence's ops. An op
-// that fails is dropped (its error recorded) and the rest retried; a
-// failing fence op gives errLimitFenceLost.
-func (c *Controller) writeWithFence(ls *leaderState, ops []zkadmin.Op, fence []zkadmin.Op) ([]error, error) {
+// writeWithFence writes ops in fenced multis of bounded size, one after
+// the other, each behind fence's ops for the multis committed so far. An
+// op that fails is dropped (its error recorded) and its multi retried;
+// once a fence op fails, the ops not yet written get errLimitFenceLost.
+func (c *Controller) writeWithFence(ls *leaderState, ops []zkadmin.Op, fence *writeFence) ([]error, error) {
 	errs := make([]error, len(ops))
-	idx := make([]int, len(ops))
-	for i := range idx {
-		idx[i] = i
-	}
-	for len(idx) > 0 {
-		all := slices.Clone(fence)
-		for _, i := range idx {
-			all = append(all, ops[i])
+	batches := opBatches(ops, zkadmin.DefaultBatchOps, zkadmin.DefaultBatchBytes)
+	committed := 0
+	for b, idx := range batches {
+		for len(idx) > 0 {
+			fops := fence.ops(committed)
+			all := slices.Clone(fops)
+			for _, i := range idx {
+				all = append(all, ops[i])
+			}
+			_, err := c.zk.FencedMulti(ls.ctx, ls.zkVersion, all...)
+			if err == nil {
+				committed++
+				break
+			}
+			var me *zkadmin.MultiError
+			switch {
+			case errors.Is(err, zkadmin.ErrControllerMoved) || !errors.As(err, &me) || me.Index < 0:
+				return nil, fmt.Errorf("fenced write: %w", err)
+			case me.Index < len(fops):
+				for _, rest := range batches[b:] {
+					for _, i := range rest {
+						if errs[i] == nil {
+							errs[i] = errLimitFenceLost
+						}
+					}
+				}
+				return errs, nil
+			}
+			bad := me.Index - len(fops)
+			errs[idx[bad]] = fmt.Errorf("write %s: %w", me.Op.Path, me.Err)
+			idx = slices.Delete(idx, bad, bad+1)
 		}
-		_, err := c.zk.FencedMulti(ls.ctx, ls.zkVersion, all...)
-		if err == nil {
-			return errs, nil
-		}
-		var me *zkadmin.MultiError
-		switch {
-		case errors.Is(err, zkadmin.ErrControllerMoved) || !errors.As(err, &me) || me.Index < 0:
-			return nil, fmt.Errorf("fenced write: %w", err)
-		case me.Index < len(fence):
-			return nil, fmt.Errorf("%w: %v", errLimitFenceLost, err)
-		}
-		bad := me.Index - len(fence)
-		errs[idx[bad]] = fmt.Errorf("write %s: %w", me.Op.Path, me.Err)
-		idx = slices.Delete(idx, bad, bad+1)
 	}
 	return errs, nil
+}
+
+// opBatches splits ops (their indexes) into runs of at most maxOps ops and
+// about maxBytes of request.
+func opBatches(ops []zkadmin.Op, maxOps, maxBytes int) [][]int {
+	var out [][]int
+	var cur []int
+	size := 0
+	for i, op := range ops {
+		n := len(op.Path) + len(op.Data) + 64
+		if len(cur) > 0 && (len(cur) == maxOps || size+n > maxBytes) {
+			out, cur, size = append(out, cur), nil, 0
+		}
+		cur, size = append(cur, i), size+n
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
 
 func cloneAssignment(a election.ReplicaAssignment) election.ReplicaAssignment {

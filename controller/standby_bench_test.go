@@ -2,8 +2,11 @@ package controller
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
 
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -52,7 +55,8 @@ func benchTakeover(b *testing.B, warm bool, topics, parts int) {
 	raw := time.Since(start)
 	sc := startSimIn(b, chroot, obs, nodeOpts{}, nil, 1, 2, 3)
 	start = time.Now()
-	standby := startNode(b, chroot, nodeOpts{id: 101, warm: warm})
+	logs := &syncBuffer{}
+	standby := startNode(b, chroot, nodeOpts{id: 101, warm: warm, logLevel: zerolog.InfoLevel, logTo: logs})
 	waitFor(b, "standby ready to take over", func() bool {
 		st := standby.c.Status()
 		return st.ActiveControllerID == 100 && (!warm || st.Warm)
@@ -75,6 +79,9 @@ func benchTakeover(b *testing.B, warm bool, topics, parts int) {
 	b.StopTimer()
 	if err != nil || len(v.Topics) != topics {
 		b.Fatalf("takeover: %v, %d topics", err, len(v.Topics))
+	}
+	if promoted := strings.Contains(logs.String(), "warm standby promoted"); promoted != warm {
+		b.Fatalf("warm %v, promoted %v", warm, promoted)
 	}
 	b.ReportMetric(float64(took.Milliseconds()), "takeover-ms")
 	b.ReportMetric(float64(raw.Milliseconds()), "raw-getdata-ms")

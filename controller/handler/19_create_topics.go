@@ -29,7 +29,10 @@ package handler
 //     default.replication.factor at every version (KafkaJS sends -1 at
 //     v0-3); 0 and other negatives are INVALID_PARTITIONS /
 //     INVALID_REPLICATION_FACTOR.
-//  8. Admin does the rest in Kafka's order: name, deletion marker,
+//  8. Admin does the rest in Kafka's order, for all entries that got this
+//     far in one batch call when it offers one (zkadmin.Admin.CreateTopics:
+//     the entries are planned in request order, each against the limits
+//     as the earlier ones leave them): name, deletion marker,
 //     existence in ZooKeeper, collisions, placement (rack-aware; manual
 //     assignments naming unregistered brokers are INVALID_REPLICA_ASSIGNMENT,
 //     as in KRaft), configs, and the partition limits, all before anything
@@ -86,19 +89,25 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 	var defaults map[string]string // read once, when the first v5+ success needs it
 	var created []createdTopic
 	lastOf, counts := lastEntries(r.Topics)
+	var todo []int // entries that passed the prechecks, in request order
+	var reqs []zkadmin.CreateTopicRequest
 	for i := range r.Topics {
 		t := &r.Topics[i]
-		rt := &resp.Topics[i]
 		if r.Version == 0 && lastOf[t.Topic] != i {
 			continue // answered below with the last entry's result
 		}
 		if e, pre := h.precheckTopic(ctx, req, r.Version, v, t, counts[t.Topic]); pre {
-			setTopicError(rt, e)
+			setTopicError(&resp.Topics[i], e)
 			continue
 		}
-		res, err := h.admin.CreateTopic(ctx, createRequest(t, validateOnly))
-		if err != nil {
-			setTopicError(rt, h.errorOf(err))
+		todo = append(todo, i)
+		reqs = append(reqs, createRequest(t, validateOnly))
+	}
+	for k, o := range h.createAll(ctx, reqs) {
+		i := todo[k]
+		t, rt, res := &r.Topics[i], &resp.Topics[i], o.Result
+		if o.Err != nil {
+			setTopicError(rt, h.errorOf(o.Err))
 			continue
 		}
 		created = append(created, createdTopic{idx: i, id: res.TopicID, entries: len(res.Assignment)})
@@ -123,6 +132,45 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 		}
 	}
 	return resp
+}
+
+// batchCreator is an Admin that also creates many topics in one go
+// (*zkadmin.Admin does: one cluster read and few multis for the whole
+// request instead of a read and a multi per topic).
+type batchCreator interface {
+	CreateTopics(ctx context.Context, reqs []zkadmin.CreateTopicRequest) ([]zkadmin.CreateTopicOutcome, error)
+}
+
+// createAll creates the request's topics that passed the prechecks, in
+// order, through the batch call when the Admin has it. Each outcome carries
+// its topic's error, a ZooKeeper failure included, so the batch call's own
+// error adds nothing here.
+func (h *Handlers) createAll(ctx context.Context, reqs []zkadmin.CreateTopicRequest) []zkadmin.CreateTopicOutcome {
+	if len(reqs) == 0 {
+		return nil
+	}
+	if b, ok := h.admin.(batchCreator); ok {
+		out, err := b.CreateTopics(ctx, reqs)
+		if err != nil {
+			h.log.Warn().Err(err).Int("topics", len(reqs)).Msg("creating topics")
+		}
+		if len(out) == len(reqs) {
+			return out
+		}
+		if err == nil {
+			err = fmt.Errorf("create topics: %d outcomes for %d topics", len(out), len(reqs))
+		}
+		out = make([]zkadmin.CreateTopicOutcome, len(reqs))
+		for i := range out {
+			out[i].Err = err
+		}
+		return out
+	}
+	out := make([]zkadmin.CreateTopicOutcome, len(reqs))
+	for i, req := range reqs {
+		out[i].Result, out[i].Err = h.admin.CreateTopic(ctx, req)
+	}
+	return out
 }
 
 // lastEntries maps each name to the index of its last entry and to its

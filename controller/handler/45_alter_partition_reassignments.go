@@ -65,6 +65,18 @@ func (h *Handlers) alterPartitionReassignments(ctx context.Context, req *wire.Re
 		resp.ErrorCode, resp.ErrorMessage = e.code, e.msg
 		resp.Topics = reassignResults(order, func(tp) apiError { return e })
 		return resp
+	case h.reassigner() != nil:
+		// The controller runs API reassignments itself, as Kafka's does:
+		// validation, limits, cancellation and the flow, without the
+		// legacy znode.
+		out, err := h.reassigner().AlterPartitionReassignments(ctx, r)
+		if err != nil {
+			e := withDefault(kerr.UnknownServerError.Code)
+			resp.ErrorCode, resp.ErrorMessage = e.code, e.msg
+			resp.Topics = reassignResults(order, func(tp) apiError { return e })
+			return resp
+		}
+		return out
 	case !v.Active:
 		e := withDefault(kerr.NotController.Code)
 		resp.ErrorCode, resp.ErrorMessage = e.code, e.msg
@@ -176,4 +188,16 @@ func reassignResults(order []tp, result func(tp) apiError) []kmsg.AlterPartition
 		out[i].Partitions = append(out[i].Partitions, rp)
 	}
 	return out
+}
+
+// Reassigner runs AlterPartitionReassignments in the controller; when the
+// Elector implements it, the handler hands API reassignments over instead
+// of writing /admin/reassign_partitions.
+type Reassigner interface {
+	AlterPartitionReassignments(ctx context.Context, req *kmsg.AlterPartitionAssignmentsRequest) (*kmsg.AlterPartitionAssignmentsResponse, error)
+}
+
+func (h *Handlers) reassigner() Reassigner {
+	r, _ := h.elector.(Reassigner)
+	return r
 }

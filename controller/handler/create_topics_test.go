@@ -1,6 +1,9 @@
 package handler
 
 import (
+	"context"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -264,5 +267,72 @@ func TestCreateTopicsAuthorization(t *testing.T) {
 	}
 	if r := got.Topics[1]; r.ErrorCode != 7 || r.ConfigErrorCode != 29 || len(r.Configs) != 0 || r.NumPartitions != 1 {
 		t.Errorf("create by topic ACL, configs withheld: %+v", r)
+	}
+}
+
+// batchFake is fakeAdmin with the batch call, which it answers topic by
+// topic, recording each call's topics.
+type batchFake struct {
+	*fakeAdmin
+	calls [][]string
+	err   error // scripted failure of the whole call
+}
+
+func (b *batchFake) CreateTopics(ctx context.Context, reqs []zkadmin.CreateTopicRequest) ([]zkadmin.CreateTopicOutcome, error) {
+	var names []string
+	out := make([]zkadmin.CreateTopicOutcome, len(reqs))
+	for i, r := range reqs {
+		names = append(names, r.Topic)
+		if b.err != nil {
+			out[i].Err = b.err
+			continue
+		}
+		out[i].Result, out[i].Err = b.CreateTopic(ctx, r)
+	}
+	b.calls = append(b.calls, names)
+	return out, b.err
+}
+
+// The batch call gets every entry that passed the prechecks, once and in
+// request order, and the response is what per-topic calls give.
+func TestCreateTopicsUsesTheBatchCall(t *testing.T) {
+	view := withTopics(baseView(), onlineTopic("foo", 1, []int32{1}))
+	req := func() *kmsg.CreateTopicsRequest {
+		return ctReq(7, 0, false,
+			ctTopic{name: "foo", parts: 1, rf: 1},
+			ctTopic{name: "b", parts: 2, rf: 2},
+			ctTopic{name: "rf0", parts: 1, rf: 0},
+			ctTopic{name: "a", parts: -1, rf: -1},
+			ctTopic{name: "toomany", parts: 1, rf: 4},
+			ctTopic{name: "c", parts: 1, rf: 1, configs: map[string]*string{"retention.ms": sp("1000")}},
+		)
+	}
+	single := newFixture(t, view)
+	want := single.call(req())
+	var bf *batchFake
+	batched := newFixture(t, view, func(o *Options) {
+		bf = &batchFake{fakeAdmin: o.Admin.(*fakeAdmin)}
+		o.Admin = bf
+	})
+	sameWire(t, batched.call(req()), want)
+	if len(bf.calls) != 1 || !slices.Equal(bf.calls[0], []string{"b", "a", "toomany", "c"}) {
+		t.Errorf("batch calls %v, want one with b, a, toomany, c", bf.calls)
+	}
+	// A request whose entries all fail the prechecks makes no call.
+	bf.calls = nil
+	batched.call(ctReq(7, 0, false, ctTopic{name: "foo", parts: 1, rf: 1}))
+	if len(bf.calls) != 0 {
+		t.Errorf("batch calls %v for nothing to create", bf.calls)
+	}
+}
+
+func TestCreateTopicsBatchCallFailure(t *testing.T) {
+	f := newFixture(t, baseView(), func(o *Options) {
+		o.Admin = &batchFake{fakeAdmin: o.Admin.(*fakeAdmin), err: errors.New("zookeeper: connection loss")}
+	})
+	got := f.call(ctReq(1, 0, false, ctTopic{name: "a", parts: 1, rf: 1}, ctTopic{name: "b", parts: 1, rf: 0}))
+	topics := got.(*kmsg.CreateTopicsResponse).Topics
+	if topics[0].ErrorCode != -1 || topics[1].ErrorCode != 38 {
+		t.Errorf("codes %d %d, want UNKNOWN_SERVER_ERROR and INVALID_REPLICATION_FACTOR", topics[0].ErrorCode, topics[1].ErrorCode)
 	}
 }

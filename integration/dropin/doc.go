@@ -12,6 +12,10 @@
 //     manual preferred election gives its leadership back;
 //   - SIGTERM of a broker: the controlled shutdown moves its leadership
 //     before it leaves; the auto leader rebalance restores it on return;
+//   - a topic with records is deleted through DeleteTopics sent to
+//     kzadmind: its znodes go, every broker removes its partition
+//     directories, no consumer can fetch it, and it can be re-created at
+//     once under the same name;
 //   - two kzadmind instances: the active one (a child process) is killed
 //     with SIGKILL, the standby takes over, the brokers accept its epoch and
 //     producing goes on;

@@ -69,6 +69,7 @@ func TestDropIn(t *testing.T) {
 		{"CreateProduceConsume", s.createProduceConsume},
 		{"KillLeader", s.killLeader},
 		{"ControlledShutdown", s.controlledShutdown},
+		{"DeleteTopic", s.deleteTopic},
 		{"StandbyTakesOver", s.standbyTakesOver},
 		{"KafkaController", s.kafkaController},
 	}

@@ -145,7 +145,10 @@ func (h *harness) startBrokers(t *testing.T, ctx context.Context, n int) {
 	t.Helper()
 	began := time.Now()
 	c, err := kafka.StartCluster(ctx, h.zks.Addr()+chroot, n, kafka.ClusterOptions{
-		Broker: kafka.BrokerOptions{SessionTimeout: sessionTimeout},
+		Broker: kafka.BrokerOptions{SessionTimeout: sessionTimeout, Extra: map[string]string{
+			"log.segment.delete.delay.ms": strconv.FormatInt(segmentDeleteDelay.Milliseconds(), 10),
+			"log.initial.task.delay.ms":   strconv.FormatInt(initialTaskDelay.Milliseconds(), 10),
+		}},
 	})
 	if err != nil {
 		t.Fatal(err)

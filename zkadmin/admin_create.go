@@ -2,7 +2,6 @@ package zkadmin
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/kzadmin/kzadmin/placement"
@@ -52,33 +51,14 @@ type CreateTopicResult struct {
 // for a new topic), and no partition state: Kafka's controller (or kzadmin's)
 // creates those when it sees the topic.
 func (a *Admin) CreateTopic(ctx context.Context, req CreateTopicRequest) (*CreateTopicResult, error) {
-	name := req.Topic
-	if err := checkCreateRequest(req); err != nil {
-		return nil, err
-	}
-	id, err := znodes.NewTopicID(a.opts.TopicIDs)
-	if err != nil {
-		return nil, fmt.Errorf("create topic %s: %w", name, err)
-	}
-	var asg [][]int32
-	plan := func(ctx context.Context, c *Cluster) ([]Op, error) {
-		if err := validateNewTopic(c, name); err != nil {
-			return nil, err
-		}
-		var err error
-		if asg, err = a.placeNewTopic(c, req); err != nil {
-			return nil, err
-		}
-		return a.createOps(ctx, c, name, id, asg, req.Config)
-	}
-	res, err := a.writeLoop(ctx, "create topic "+name, ReadOptions{AllTopics: true}, req.DryRun, plan)
-	if err != nil && errors.Is(err, ErrConnectionLoss) && !req.DryRun && a.confirmCreated(ctx, name, id) {
-		err = nil
+	out, err := a.CreateTopics(ctx, []CreateTopicRequest{req})
+	if out[0].Err != nil {
+		return nil, out[0].Err
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &CreateTopicResult{TopicID: id, Assignment: asg, Ops: res.ops, Attempts: res.attempts}, nil
+	return out[0].Result, nil
 }
 
 // checkCreateRequest makes the checks that need no read: the name, and the
@@ -100,23 +80,26 @@ func checkCreateRequest(req CreateTopicRequest) error {
 
 // validateNewTopic is AdminZkClient.validateTopicCreate's check of the name
 // against the cluster, in Kafka's order and with Kafka's messages.
-func validateNewTopic(c *Cluster, name string) error {
+// names are the cluster's topics plus those planned earlier in the batch,
+// which planned also holds.
+func validateNewTopic(c *Cluster, name string, names []string, planned map[string]bool) error {
 	if c.MarkedForDeletion[name] {
 		return adminErr(KindMarkedForDeletion, name, "Topic '%s' is marked for deletion.", name)
 	}
-	if c.HasTopic(name) {
+	if c.HasTopic(name) || planned[name] {
 		return adminErr(KindTopicExists, name, "Topic '%s' already exists.", name)
 	}
-	if err := znodes.CheckTopicCollision(name, c.TopicNames); err != nil {
+	if err := znodes.CheckTopicCollision(name, names); err != nil {
 		return adminErr(KindInvalidTopic, name, "%v", err)
 	}
 	return nil
 }
 
 // placeNewTopic validates an explicit assignment, or places the partitions,
-// and checks the result against the limits.
-func (a *Admin) placeNewTopic(c *Cluster, req CreateTopicRequest) ([][]int32, error) {
-	name, limits := req.Topic, c.Limits()
+// and checks the result against limits (the cluster's counts plus what the
+// batch planned before this topic).
+func (a *Admin) placeNewTopic(c *Cluster, req CreateTopicRequest, limits placement.Limits) ([][]int32, error) {
+	name := req.Topic
 	if req.Assignment != nil {
 		if err := validateAssignment(c, name, req.Assignment, 0, 0); err != nil {
 			return nil, err
@@ -145,43 +128,6 @@ func (a *Admin) placeNewTopic(c *Cluster, req CreateTopicRequest) ([][]int32, er
 		return nil, fromPlacement(name, doing, err)
 	}
 	return asg, nil
-}
-
-// createOps builds the topic's multi: the fence, the config znode (created,
-// or overwritten if a stale one is left, as Kafka does), the assignment.
-func (a *Admin) createOps(ctx context.Context, c *Cluster, name string, id znodes.UUID, asg [][]int32,
-	cfg map[string]string) ([]Op, error) {
-	ops, err := a.fenceOps(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	cfgData, err := znodes.EntityConfig{Config: cfg}.Encode()
-	if err != nil {
-		return nil, err
-	}
-	cfgPath := znodes.ConfigEntityPath(znodes.EntityTopics, name)
-	exists, st, err := a.zk.Exists(ctx, cfgPath)
-	if err != nil {
-		return nil, err
-	}
-	version := int32(-1)
-	if exists {
-		version = st.Version
-	}
-	put, err := a.putOp(ctx, cfgPath, cfgData, version)
-	if err != nil {
-		return nil, err
-	}
-	topic := znodes.TopicAssignment{Partitions: make(map[int32][]int32, len(asg)), TopicID: id}
-	for p, replicas := range asg {
-		topic.Partitions[int32(p)] = replicas
-	}
-	asgData, err := topic.Encode()
-	if err != nil {
-		return nil, err
-	}
-	ops = append(ops, put...)
-	return append(ops, CreateOp(znodes.TopicPath(name), asgData, Persistent)), nil
 }
 
 // confirmCreated decides a create whose reply was lost: it landed exactly

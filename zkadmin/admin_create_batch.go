@@ -1,0 +1,312 @@
+package zkadmin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kzadmin/kzadmin/placement"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// CreateTopicOutcome is one topic's answer from CreateTopics: Result when
+// it was created (or, DryRun, validated and planned), else Err.
+type CreateTopicOutcome struct {
+	Result *CreateTopicResult
+	Err    error
+}
+
+// pendingTopic is a topic of a batch not yet decided. Its id stays the same
+// across re-plans, so a lost reply can be confirmed by it.
+type pendingTopic struct {
+	idx int
+	req CreateTopicRequest
+	id  znodes.UUID
+	// Set by the plan of the current round.
+	asg       [][]int32
+	ops       []Op // the config put and the assignment create
+	cfgParent bool // ops create the config znode, which needs /config/topics
+}
+
+// CreateTopics creates many topics as CreateTopic creates one, but with one
+// cluster read per round instead of one per topic, and the writes packed
+// into few multis. Every topic is validated and planned against the counts
+// of the read plus the topics planned before it in the batch, so the batch
+// as a whole respects max.partitions and max.broker.partitions; a topic that
+// would exceed them (or is otherwise refused) gets its error and the rest go
+// on: the batch is not transactional.
+//
+// The multis are applied in order, each a run of whole topics (config and
+// assignment) behind the partition-limit fence: the first expects the
+// version of /brokers/topics that was read before the counts, each later
+// one the version the previous one left. When a multi loses a race (the
+// fence moved under a concurrent writer, or a znode it creates appeared),
+// nothing of it was applied: the topics not yet written are re-read and
+// re-planned, up to MaxAttempts rounds, so that each gets the answer a
+// lone CreateTopic would (TopicExists, the limit error, ...).
+//
+// The outcomes are in the order of reqs. The error is nil unless talking
+// to ZooKeeper failed; the topics it concerns carry it in their outcome.
+func (a *Admin) CreateTopics(ctx context.Context, reqs []CreateTopicRequest) ([]CreateTopicOutcome, error) {
+	out := make([]CreateTopicOutcome, len(reqs))
+	var pending []*pendingTopic
+	for i, req := range reqs {
+		if err := checkCreateRequest(req); err != nil {
+			out[i].Err = err
+			continue
+		}
+		id, err := znodes.NewTopicID(a.opts.TopicIDs)
+		if err != nil {
+			out[i].Err = fmt.Errorf("create topic %s: %w", req.Topic, err)
+			continue
+		}
+		pending = append(pending, &pendingTopic{idx: i, req: req, id: id})
+	}
+	var last error
+	for attempt := 1; len(pending) > 0; attempt++ {
+		if attempt > a.opts.MaxAttempts {
+			for _, p := range pending {
+				e := adminErr(KindConflict, p.req.Topic, "create topic %s: gave up after %d attempts; the znodes kept "+
+					"changing under concurrent writers (last: %v)", p.req.Topic, a.opts.MaxAttempts, last)
+				e.Err = last
+				out[p.idx].Err = e
+			}
+			return out, nil
+		}
+		if attempt > 1 {
+			if err := backoff(ctx, attempt-1); err != nil {
+				return out, failAll(out, pending, err)
+			}
+		}
+		var err error
+		pending, last, err = a.createRound(ctx, pending, out, attempt)
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// createRound reads the cluster once, plans pending and commits the plan.
+// It returns the topics to re-plan after a lost race (with the conflict),
+// or a failure to talk to ZooKeeper.
+func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []CreateTopicOutcome,
+	attempt int) (rest []*pendingTopic, conflict, err error) {
+	c, err := a.ReadCluster(ctx, ReadOptions{AllTopics: true})
+	if err != nil {
+		return nil, nil, failAll(out, pending, err)
+	}
+	plan, err := a.planCreates(ctx, c, pending, out, attempt)
+	if err != nil {
+		return nil, nil, failAll(out, pending, err)
+	}
+	return a.commitCreates(ctx, c, plan, out, attempt)
+}
+
+// failAll gives every pending topic the error of a failed ZooKeeper call.
+func failAll(out []CreateTopicOutcome, pending []*pendingTopic, err error) error {
+	for _, p := range pending {
+		out[p.idx].Err = fmt.Errorf("create topic %s: %w", p.req.Topic, err)
+	}
+	return fmt.Errorf("create topics: %w", err)
+}
+
+// createPlan is one round's plan: the fence of its first multi, the
+// missing parents of the config znodes, and the topics to write in order.
+type createPlan struct {
+	fence   []Op
+	parents []Op
+	topics  []*pendingTopic
+}
+
+// planCreates validates and places each pending topic against the running
+// counts, records refusals and dry runs in out, and returns the topics to
+// write with their ops.
+func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingTopic, out []CreateTopicOutcome,
+	attempt int) (createPlan, error) {
+	limits := c.Limits()
+	names := slices.Clone(c.TopicNames)
+	planned := make(map[string]bool, len(pending))
+	var ok []*pendingTopic
+	for _, p := range pending {
+		name := p.req.Topic
+		err := validateNewTopic(c, name, names, planned)
+		if err == nil {
+			p.asg, err = a.placeNewTopic(c, p.req, limits)
+		}
+		if err != nil {
+			out[p.idx] = CreateTopicOutcome{Err: err}
+			continue
+		}
+		// Dry runs count too, so that a validateOnly batch predicts what
+		// the real one would do.
+		addPlanned(&limits, p.asg)
+		planned[name] = true
+		names = append(names, name)
+		ok = append(ok, p)
+	}
+	plan := createPlan{}
+	if len(ok) == 0 {
+		return plan, nil
+	}
+	if err := a.topicOps(ctx, ok); err != nil {
+		return plan, err
+	}
+	var err error
+	if plan.fence, err = a.fenceOps(ctx, c); err != nil {
+		return plan, err
+	}
+	if plan.parents, err = a.parentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x")); err != nil {
+		return plan, err
+	}
+	for _, p := range ok {
+		if !p.req.DryRun {
+			plan.topics = append(plan.topics, p)
+			continue
+		}
+		ops := slices.Clone(plan.fence)
+		if p.cfgParent {
+			ops = append(ops, plan.parents...)
+		}
+		out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
+			Ops: dedupeCreates(append(ops, p.ops...)), Attempts: attempt}}
+	}
+	return plan, nil
+}
+
+// addPlanned adds a planned topic's partitions and replicas to the counts
+// the next topic of the batch is checked against.
+func addPlanned(l *placement.Limits, asg [][]int32) {
+	l.Partitions += len(asg)
+	if l.BrokerReplicas == nil {
+		l.BrokerReplicas = map[int32]int{}
+	}
+	for _, replicas := range asg {
+		for _, b := range replicas {
+			l.BrokerReplicas[b]++
+		}
+	}
+}
+
+// topicOps builds each topic's own ops: the config znode (created, or
+// overwritten at its version if a stale one is left, as Kafka does) and the
+// version 3 assignment with the new id. The config znodes' existence is
+// read in one pipelined batch.
+func (a *Admin) topicOps(ctx context.Context, topics []*pendingTopic) error {
+	paths := make([]string, len(topics))
+	for i, p := range topics {
+		paths[i] = znodes.ConfigEntityPath(znodes.EntityTopics, p.req.Topic)
+	}
+	cfgs := a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
+	for i, p := range topics {
+		cfgData, err := znodes.EntityConfig{Config: p.req.Config}.Encode()
+		if err != nil {
+			return fmt.Errorf("create topic %s: %w", p.req.Topic, err)
+		}
+		var cfgOp Op
+		switch r := cfgs[i]; {
+		case r.Err == nil:
+			cfgOp, p.cfgParent = SetOp(paths[i], cfgData, r.Stat.Version), false
+		case errors.Is(r.Err, ErrNoNode):
+			cfgOp, p.cfgParent = CreateOp(paths[i], cfgData, Persistent), true
+		default:
+			return fmt.Errorf("create topic %s: %w", p.req.Topic, r.Err)
+		}
+		topic := znodes.TopicAssignment{Partitions: make(map[int32][]int32, len(p.asg)), TopicID: p.id}
+		for part, replicas := range p.asg {
+			topic.Partitions[int32(part)] = replicas
+		}
+		asgData, err := topic.Encode()
+		if err != nil {
+			return fmt.Errorf("create topic %s: %w", p.req.Topic, err)
+		}
+		p.ops = []Op{cfgOp, CreateOp(znodes.TopicPath(p.req.Topic), asgData, Persistent)}
+	}
+	return nil
+}
+
+// commitCreates applies the plan's topics in multis, in order. After a lost
+// race it returns the topics not yet written (nothing of the failed multi
+// was applied) with the conflict; after any other failure they all carry
+// the error, which is returned.
+func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, out []CreateTopicOutcome,
+	attempt int) (rest []*pendingTopic, conflict, err error) {
+	chunks := a.chunkCreates(plan)
+	version := c.TopicsVersion
+	for i, chunk := range chunks {
+		var ops []Op
+		if i == 0 {
+			ops = slices.Concat(plan.fence, plan.parents)
+		} else {
+			// The previous multi of this round moved the fence to version.
+			ops = []Op{SetOp(znodes.TopicsPath, nil, version)}
+			if c.BrokerDefaultsVersion >= 0 {
+				ops = append(ops, CheckOp(znodes.ConfigEntityPath(znodes.EntityBrokers, znodes.DefaultEntityName),
+					c.BrokerDefaultsVersion))
+			}
+		}
+		for _, p := range chunk {
+			ops = append(ops, p.ops...)
+		}
+		ops = dedupeCreates(ops)
+		_, err := a.zk.Multi(ctx, ops...)
+		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
+			err = nil // the multi landed: it is all or nothing
+		}
+		switch {
+		case err == nil:
+			for _, p := range chunk {
+				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
+					Ops: ops, Attempts: attempt}}
+			}
+			if i == 0 && !c.TopicsExist {
+				version = 0 // the first multi created /brokers/topics
+			} else {
+				version++
+			}
+		case isConflict(err):
+			a.opts.Logger.Debug().Err(err).Int("attempt", attempt).Int("topics", len(chunk)).
+				Msg("create topics lost a race; re-reading")
+			return slices.Concat(chunks[i:]...), err, nil
+		default:
+			var failed []*pendingTopic
+			for _, ch := range chunks[i:] {
+				failed = append(failed, ch...)
+			}
+			return nil, nil, failAll(out, failed, err)
+		}
+	}
+	return nil, nil, nil
+}
+
+// chunkCreates cuts the plan's topics into runs of whole topics whose
+// multi stays within DefaultBatchOps ops and DefaultBatchBytes bytes, the
+// fence included. A topic too large for that goes alone.
+func (a *Admin) chunkCreates(plan createPlan) [][]*pendingTopic {
+	fenceOps, fenceSize := 0, multiOverhead
+	for _, o := range slices.Concat(plan.fence, plan.parents) {
+		fenceOps++
+		fenceSize += a.zk.opSize(o)
+	}
+	var chunks [][]*pendingTopic
+	var cur []*pendingTopic
+	nOps, size := fenceOps, fenceSize
+	for _, p := range plan.topics {
+		pSize := 0
+		for _, o := range p.ops {
+			pSize += a.zk.opSize(o)
+		}
+		if len(cur) > 0 && (nOps+len(p.ops) > DefaultBatchOps || size+pSize > DefaultBatchBytes) {
+			chunks = append(chunks, cur)
+			cur, nOps, size = nil, fenceOps, fenceSize
+		}
+		cur = append(cur, p)
+		nOps += len(p.ops)
+		size += pSize
+	}
+	if len(cur) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks
+}

@@ -1,0 +1,185 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+)
+
+// createScenario is one shape of topic creation.
+type createScenario struct {
+	name       string
+	topics     int
+	partitions int
+	rf         int
+	conns      int // connections sending at once
+	perRequest int // topics per CreateTopics request
+}
+
+// createScenarios: many small topics and a few large ones, each from one
+// connection and from eight at once.
+var createScenarios = []createScenario{
+	{name: "400topics-x10p-1conn", topics: 400, partitions: 10, rf: 3, conns: 1, perRequest: 10},
+	{name: "400topics-x10p-8conns", topics: 400, partitions: 10, rf: 3, conns: 8, perRequest: 10},
+	{name: "8topics-x1000p-1conn", topics: 8, partitions: 1000, rf: 3, conns: 1, perRequest: 1},
+	{name: "8topics-x1000p-8conns", topics: 8, partitions: 1000, rf: 3, conns: 8, perRequest: 1},
+}
+
+// BenchmarkCreateTopics measures topic creation through CreateTopics (v7,
+// timeout 120 s, so each answer means leaders are elected) against the
+// same znodes written raw to the same ZooKeeper.
+func BenchmarkCreateTopics(b *testing.B) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	e := startEnv(b, ctx, nil)
+	raw, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{e.zk.Addr()}, Chroot: "/raw"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(raw.Close)
+	if err := raw.EnsureTopLevelPaths(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for _, sc := range createScenarios {
+		b.Run(sc.name, func(b *testing.B) {
+			b.StopTimer()
+			for i := range b.N {
+				prefix := fmt.Sprintf("%s-%d", sc.name, i)
+				// Raw first, so that it does not run while the controller
+				// is still telling the brokers about the API's topics.
+				rawTook, znodes := writeRaw(b, ctx, raw, sc, prefix)
+				before := len(e.d.Controller().Snapshot().Topics)
+				load := loadAvg()
+				b.StartTimer()
+				apiTook, failed := createViaAPI(b, ctx, e.d.KafkaAddr(), sc, prefix)
+				b.StopTimer()
+				b.Logf("load average %s before, %s after", load, loadAvg())
+				report(b, sc, apiTook, rawTook, znodes, before, failed)
+			}
+		})
+	}
+}
+
+// createViaAPI sends the scenario's topics over sc.conns connections and
+// returns the time until the last answer and the topics that failed (the
+// errors are logged: a benchmark reports them rather than failing).
+func createViaAPI(b *testing.B, ctx context.Context, addr string, sc createScenario, prefix string) (time.Duration, int) {
+	b.Helper()
+	var batches [][]string
+	for i := 0; i < sc.topics; i += sc.perRequest {
+		var names []string
+		for j := i; j < min(i+sc.perRequest, sc.topics); j++ {
+			names = append(names, fmt.Sprintf("%s-%05d", prefix, j))
+		}
+		batches = append(batches, names)
+	}
+	nodes := make([]*kgo.Broker, sc.conns)
+	for c := range nodes {
+		cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RequestTimeoutOverhead(5*time.Minute))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer cl.Close()
+		nodes[c] = cl.SeedBrokers()[0]
+		// Connect (ApiVersions) before the clock starts.
+		if _, err := nodes[c].Request(ctx, kmsg.NewPtrApiVersionsRequest()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	began := time.Now()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	failed := map[string]int{}
+	for c, node := range nodes {
+		wg.Go(func() {
+			for k := c; k < len(batches); k += len(nodes) {
+				errs, err := createBatch(ctx, node, batches[k], sc)
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				for _, e := range errs {
+					failed[e]++
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	took := time.Since(began)
+	n := 0
+	for e, k := range failed {
+		b.Logf("%s: %d topics failed: %s", sc.name, k, e)
+		n += k
+	}
+	return took, n
+}
+
+// createBatch sends one CreateTopics and returns the failed topics'
+// errors; err is set when the request itself failed.
+func createBatch(ctx context.Context, node *kgo.Broker, names []string, sc createScenario) (failed []string, err error) {
+	req := kmsg.NewPtrCreateTopicsRequest()
+	req.TimeoutMillis = 120000
+	for _, name := range names {
+		t := kmsg.NewCreateTopicsRequestTopic()
+		t.Topic, t.NumPartitions, t.ReplicationFactor = name, int32(sc.partitions), int16(sc.rf)
+		req.Topics = append(req.Topics, t)
+	}
+	kresp, err := node.Request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	for _, t := range kresp.(*kmsg.CreateTopicsResponse).Topics {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			msg := ""
+			if t.ErrorMessage != nil {
+				msg = *t.ErrorMessage
+			}
+			failed = append(failed, fmt.Sprintf("%v %q", err, msg))
+		}
+	}
+	return failed, nil
+}
+
+// writeRaw writes the scenario's znodes under the /raw chroot and returns
+// the time and the znode count.
+func writeRaw(b *testing.B, ctx context.Context, raw *zkadmin.Client, sc createScenario, prefix string) (time.Duration, int) {
+	b.Helper()
+	brokers := make([]int32, numBrokers)
+	for i := range brokers {
+		brokers[i] = int32(i + 1)
+	}
+	rt := rawTopics{prefix: prefix, topics: sc.topics, partitions: sc.partitions, rf: sc.rf,
+		brokers: brokers, config: map[string]string{}, controllerEpoch: 1}
+	took, n, err := rt.write(ctx, raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return took, n
+}
+
+// report prints and records the figures; the API rate counts only the
+// partitions of topics created successfully.
+func report(b *testing.B, sc createScenario, apiTook, rawTook time.Duration, znodes, existing, failed int) {
+	parts := float64((sc.topics - failed) * sc.partitions)
+	b.ReportMetric(float64(failed), "failed-topics")
+	api := parts / apiTook.Seconds()
+	raw := float64(sc.topics*sc.partitions) / rawTook.Seconds()
+	b.ReportMetric(api, "api-partitions/s")
+	b.ReportMetric(raw, "raw-partitions/s")
+	b.ReportMetric(100*api/raw, "api/raw-%")
+	b.ReportMetric(0, "ns/op")
+	b.Logf("%s (RF %d, %d connections, %d topics per request, %d topics in the cluster before): API %d partitions in %s = %.0f partitions/s; "+
+		"raw %d znodes in %s = %.0f partitions/s (%.0f znodes/s); API at %.0f%% of raw (target 50%%; Kafka's ZK controller ~170 partitions/s)",
+		sc.name, sc.rf, sc.conns, sc.perRequest, existing, int(parts), apiTook.Round(time.Millisecond), api,
+		znodes, rawTook.Round(time.Millisecond), raw, float64(znodes)/rawTook.Seconds(), 100*api/raw)
+}

@@ -383,61 +383,16 @@ func (c *Controller) replicasToNew(ls *leaderState, b *brokerchan.Batch, replica
 // not (no state znode, or one written by a newer controller).
 func (c *Controller) bumpLeaderEpochs(ls *leaderState, tps []TopicPartition) (
 	done map[TopicPartition]election.LeaderAndIsr, failed map[TopicPartition]error, err error) {
-	done, failed = map[TopicPartition]election.LeaderAndIsr{}, map[TopicPartition]error{}
 	env := c.env(ls)
-	for round := 0; len(tps) > 0; round++ {
-		if round == maxElectionRounds {
-			for _, tp := range tps {
-				failed[tp] = fmt.Errorf("partition %s: state znode kept changing during the leader epoch bump", tp)
-			}
-			break
-		}
-		reads, err := c.currentStates(ls, tps, round == 0)
-		if err != nil {
-			return nil, nil, err
-		}
-		var ops []zkadmin.Op
-		var writes []TopicPartition
-		var states []election.LeaderAndIsr
-		var unknown []stateRead
-		for i, tp := range tps {
-			if reads[i].err != nil {
-				failed[tp] = reads[i].err
-				continue
-			}
-			next, err := election.BumpLeaderEpoch(env, tp, reads[i].lai)
-			if err == nil {
-				var data []byte
-				if data, err = encodeState(next, reads[i].unknown); err == nil {
-					ops = append(ops, zkadmin.SetOp(znodes.PartitionStatePath(tp.Topic, tp.Partition), data, next.PartitionEpoch))
-					writes, states, unknown = append(writes, tp), append(states, next), append(unknown, reads[i])
-				}
-			}
-			if err != nil {
-				failed[tp] = err
-			}
-		}
-		res, err := c.fencedWrite(ls.ctx, ls, ops)
-		if err != nil {
-			return nil, nil, err
-		}
-		tps = nil
-		for j, tp := range writes {
-			switch {
-			case errors.Is(res[j].Err, zkadmin.ErrBadVersion):
-				tps = append(tps, tp)
-			case res[j].Err != nil:
-				failed[tp] = fmt.Errorf("write %s: %w", res[j].Path, res[j].Err)
-			default:
-				lai := states[j]
-				lai.PartitionEpoch = res[j].Stat.Version
-				c.setLeadership(ls, tp, lai)
-				ls.cc.partition(tp).unknown = unknown[j].unknown
-				done[tp] = lai
-			}
-		}
+	done, failed, err = c.updateStates(ls, tps, "the leader epoch bump",
+		func(tp TopicPartition, cur *election.LeaderAndIsr) stateUpdate {
+			next, err := election.BumpLeaderEpoch(env, tp, cur)
+			return stateUpdate{next: next, write: true, err: err}
+		})
+	for tp, lai := range done {
+		c.setLeadership(ls, tp, lai)
 	}
-	return done, failed, nil
+	return done, failed, err
 }
 
 // writeTopicAssignments rewrites the topic znodes named in next from the

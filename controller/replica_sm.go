@@ -1,13 +1,9 @@
 package controller
 
 import (
-	"errors"
-	"fmt"
 	"slices"
 
 	"github.com/kzadmin/kzadmin/controller/election"
-	"github.com/kzadmin/kzadmin/zkadmin"
-	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // replicasToOnline is the replica state machine's handleStateChanges to
@@ -108,63 +104,20 @@ func (c *Controller) replicasToOffline(ls *leaderState, replicas []replicaKey) e
 // unchanged because the replica was not in the ISR); failed holds errors.
 func (c *Controller) removeReplicasFromIsr(ls *leaderState, replica int32, tps []TopicPartition) (
 	done map[TopicPartition]election.LeaderAndIsr, failed map[TopicPartition]error, err error) {
-	done, failed = map[TopicPartition]election.LeaderAndIsr{}, map[TopicPartition]error{}
 	env := c.env(ls)
-	for round := 0; len(tps) > 0; round++ {
-		if round == maxElectionRounds {
-			for _, tp := range tps {
-				failed[tp] = fmt.Errorf("partition %s: state znode kept changing during ISR removal", tp)
-			}
-			break
+	return c.updateStates(ls, tps, "ISR removal", func(tp TopicPartition, cur *election.LeaderAndIsr) stateUpdate {
+		d := election.RemoveReplicaFromISR(env, replica, tp, cur, ls.cc.deleting[tp.Topic])
+		switch d.Outcome {
+		case election.IsrUnchanged:
+			return stateUpdate{next: d.LeaderAndIsr}
+		case election.IsrWrite:
+			return stateUpdate{next: d.LeaderAndIsr, write: true}
+		case election.IsrFailed:
+			return stateUpdate{err: d.Err}
 		}
-		reads, err := c.currentStates(ls, tps, round == 0)
-		if err != nil {
-			return nil, nil, err
-		}
-		var ops []zkadmin.Op
-		var writes []election.IsrRemoval
-		var unknown []stateRead
-		for i, tp := range tps {
-			if reads[i].err != nil {
-				failed[tp] = reads[i].err
-				continue
-			}
-			d := election.RemoveReplicaFromISR(env, replica, tp, reads[i].lai, ls.cc.deleting[tp.Topic])
-			switch d.Outcome {
-			case election.IsrUnchanged:
-				done[tp] = d.LeaderAndIsr
-			case election.IsrFailed:
-				failed[tp] = d.Err
-			case election.IsrWrite:
-				data, err := encodeState(d.LeaderAndIsr, reads[i].unknown)
-				if err != nil {
-					failed[tp] = err
-					continue
-				}
-				ops = append(ops, zkadmin.SetOp(znodes.PartitionStatePath(tp.Topic, tp.Partition), data, d.LeaderAndIsr.PartitionEpoch))
-				writes, unknown = append(writes, d), append(unknown, reads[i])
-			}
-		}
-		res, err := c.fencedWrite(ls.ctx, ls, ops)
-		if err != nil {
-			return nil, nil, err
-		}
-		tps = nil
-		for j, d := range writes {
-			switch {
-			case errors.Is(res[j].Err, zkadmin.ErrBadVersion):
-				tps = append(tps, d.Partition)
-			case res[j].Err != nil:
-				failed[d.Partition] = fmt.Errorf("write %s: %w", res[j].Path, res[j].Err)
-			default:
-				lai := d.LeaderAndIsr
-				lai.PartitionEpoch = res[j].Stat.Version
-				done[d.Partition] = lai
-				ls.cc.partition(d.Partition).unknown = unknown[j].unknown
-			}
-		}
-	}
-	return done, failed, nil
+		return stateUpdate{skip: true} // IsrSkip: nothing to do for this partition
+
+	})
 }
 
 // sortedKeys returns a map's int32 keys, ascending.

@@ -99,6 +99,12 @@ type Config struct {
 	// recovery manager waits for replicas to answer. Dynamic.
 	UncleanRecoveryTimeout time.Duration
 
+	// WarmStandby (kzadmin.warm.standby) makes a standby controller keep
+	// brokers, topics and partition states loaded by watching what the
+	// active controller writes, so that taking over costs no full reload.
+	// Kafka's standbys hold nothing. Off by default: each warm standby
+	// re-reads every state znode the active controller writes.
+	WarmStandby bool
 	// AutoLeaderRebalanceEnable (auto.leader.rebalance.enable) moves
 	// leadership back to preferred replicas. Dynamic here, static in Kafka.
 	AutoLeaderRebalanceEnable bool

@@ -46,6 +46,7 @@ func TestDefaults(t *testing.T) {
 		"unclean.recovery.manager.enabled":        "false",
 		"unclean.recovery.timeout.ms":             "300000",
 		"auto.leader.rebalance.enable":            "true",
+		"kzadmin.warm.standby":                    "false",
 		"leader.imbalance.per.broker.percentage":  "10",
 		"leader.imbalance.check.interval.seconds": "300",
 		"controller.socket.timeout.ms":            "30000",

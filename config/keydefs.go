@@ -203,6 +203,8 @@ func leaderKeys() []keySpec {
 			true, func(c *Config) *bool { return &c.UncleanRecoveryManagerEnabled }),
 		durationKey("unclean.recovery.timeout.ms", "How long unclean recovery waits for replicas to answer.",
 			true, time.Millisecond, 64, 1, func(c *Config) *time.Duration { return &c.UncleanRecoveryTimeout }),
+		boolKey("kzadmin.warm.standby", "A standby controller keeps the cluster loaded by watching, so taking over needs no full reload.",
+			false, func(c *Config) *bool { return &c.WarmStandby }),
 		boolKey("auto.leader.rebalance.enable", "Move leadership back to preferred replicas.",
 			true, func(c *Config) *bool { return &c.AutoLeaderRebalanceEnable }),
 		int32Key("leader.imbalance.per.broker.percentage", "Imbalance (percent of a broker's preferred partitions) that triggers a rebalance.",

@@ -38,6 +38,7 @@ func nonDefault() Config {
 		UncleanLeaderElectionEnable:        true,
 		UncleanRecoveryStrategy:            RecoveryAggressive,
 		UncleanRecoveryManagerEnabled:      true,
+		WarmStandby:                        true,
 		UncleanRecoveryTimeout:             90 * time.Second,
 		AutoLeaderRebalanceEnable:          false,
 		LeaderImbalancePerBrokerPercentage: 25,

@@ -74,7 +74,7 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	d.ctrl, err = controller.New(controller.Config{
-		Conf: d.conf, ZK: d.zk, Endpoints: d.endpoints(), Registry: reg,
+		Conf: d.conf, ZK: d.zk, WarmStandby: d.conf.WarmStandby, Endpoints: d.endpoints(), Registry: reg,
 		Logger: log.With().Str("component", "controller").Logger(),
 	})
 	if err != nil {

@@ -72,9 +72,13 @@ func TestKzadminCancelsKafkaToolReassignment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// 50 MB: the throttle (topic and broker configs) reaches the brokers
+	// through config change notifications, asynchronously, so the first
+	// fetches of the new replica may run unthrottled. With only a few MB
+	// the move could finish before kzadmin cancels it.
 	recs := make([]*kgo.Record, 200)
 	for i := range recs {
-		recs[i] = &kgo.Record{Value: make([]byte, 10000)}
+		recs[i] = &kgo.Record{Value: make([]byte, 250_000)}
 	}
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	d.ctrl, err = controller.New(controller.Config{
 		Conf: d.conf, ZK: d.zk, WarmStandby: d.conf.WarmStandby, Endpoints: d.endpoints(), Registry: reg,
-		Logger: log.With().Str("component", "controller").Logger(),
+		Logger: log, // the controller tags its lines with component=controller
 	})
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (d *Daemon) connect(ctx context.Context) error {
 	zk, err := zkadmin.Connect(ctx, zkadmin.Options{
 		Servers: zc.Servers, Chroot: zc.Chroot,
 		SessionTimeout: d.conf.ZooKeeper.SessionTimeout,
-		Logger:         d.log.With().Str("component", "zookeeper").Logger(),
+		Logger:         d.log, // zkadmin tags its lines with component=zkadmin
 		// Kafka's ACL layout on every znode kzadmin creates; with
 		// zookeeper.set.acl it needs the digest identity below.
 		ACL:  zkacl.ForOptions(d.conf.ZooKeeper.SetACL),

@@ -94,8 +94,9 @@
 //
 // # Admin operations
 //
-// Admin (admin*.go) is the AdminZkClient equivalent: CreateTopic,
-// AddPartitions, MarkTopicForDeletion, AlterConfigs (topics and brokers,
+// Admin (admin*.go) is the AdminZkClient equivalent: CreateTopic and
+// CreateTopics (a batch: one cluster read, every topic planned against the
+// running counts, then fenced multis of whole topics), AddPartitions, MarkTopicForDeletion, AlterConfigs (topics and brokers,
 // with a version 2 change notification), StartReassignment and
 // CancelReassignments (the legacy /admin/reassign_partitions request),
 // ElectPreferredLeaders (/admin/preferred_replica_election) and

@@ -22,7 +22,10 @@ package handler
 //     request is recorded; the controller carries the moves out (the
 //     request's timeout is ignored, as in Kafka's ZooKeeper mode).
 //
-// kzadmin records moves in Kafka's legacy /admin/reassign_partitions
+// When the Elector is kzadmind's controller (it implements Reassigner),
+// steps 2–4 are its: the request goes through the controller's event loop
+// as in Kafka, without the legacy znode, cancels included. Otherwise the
+// handler records moves in Kafka's legacy /admin/reassign_partitions
 // znode, which Kafka's ZooKeeper-mode controller and kzadmin's both carry
 // out; while one such request is in flight, another is answered
 // REASSIGNMENT_IN_PROGRESS.

@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/security/internal/testpki"
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/security/scram"
@@ -33,33 +32,17 @@ import (
 // These tests check the security pieces against Kafka 3.9 itself: its
 // kafka-configs tool, its Java AdminClient and its broker.
 
-var zkEnv struct {
-	once sync.Once
-	srv  *zkserver.Server
-	err  error
-	seq  atomic.Int64
-}
+// sharedZK is the package's one ZooKeeper, started by the first test that
+// needs it.
+var sharedZK = zktest.Shared{Options: zkserver.Options{HeapMB: 256}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if zkEnv.srv != nil {
-		_ = zkEnv.srv.Close()
-	}
+	sharedZK.Close()
 	os.Exit(code)
 }
 
-func zookeeper(t *testing.T) *zkserver.Server {
-	t.Helper()
-	zkEnv.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		zkEnv.srv, zkEnv.err = zkserver.Start(ctx, zkserver.Options{HeapMB: 256})
-	})
-	if zkEnv.err != nil {
-		t.Fatalf("these tests need ZooKeeper: %v", zkEnv.err)
-	}
-	return zkEnv.srv
-}
+func zookeeper(t testing.TB) *zkserver.Server { return sharedZK.Server(t) }
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -69,14 +52,7 @@ func testCtx(t *testing.T) context.Context {
 
 func connectZK(t *testing.T) (*zkadmin.Client, string) {
 	t.Helper()
-	chroot := fmt.Sprintf("/security/%s-%d", t.Name(), zkEnv.seq.Add(1))
-	zk, err := zkadmin.Connect(testCtx(t), zkadmin.Options{Servers: []string{zookeeper(t).Addr()},
-		Chroot: chroot, SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(zk.Close)
-	return zk, chroot
+	return sharedZK.Connect(t, "security")
 }
 
 // serveSelf serves ApiVersions and a Metadata that lists this server as

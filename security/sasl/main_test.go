@@ -3,12 +3,8 @@ package sasl
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +13,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -24,35 +21,17 @@ import (
 // waitTimeout bounds every wait; reaching it is a failure.
 const waitTimeout = 30 * time.Second
 
-// zkEnv is the package's one ZooKeeper, started by the first test that
+// sharedZK is the package's one ZooKeeper, started by the first test that
 // needs it.
-var zkEnv struct {
-	once sync.Once
-	srv  *zkserver.Server
-	err  error
-	seq  atomic.Int64
-}
+var sharedZK = zktest.Shared{Options: zkserver.Options{HeapMB: 256}}
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if zkEnv.srv != nil {
-		_ = zkEnv.srv.Close()
-	}
+	sharedZK.Close()
 	os.Exit(code)
 }
 
-func zookeeper(t *testing.T) *zkserver.Server {
-	t.Helper()
-	zkEnv.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		zkEnv.srv, zkEnv.err = zkserver.Start(ctx, zkserver.Options{HeapMB: 256})
-	})
-	if zkEnv.err != nil {
-		t.Fatalf("these tests need ZooKeeper: %v", zkEnv.err)
-	}
-	return zkEnv.srv
-}
+func zookeeper(t testing.TB) *zkserver.Server { return sharedZK.Server(t) }
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -63,14 +42,7 @@ func testCtx(t *testing.T) context.Context {
 // connectZK opens a session under a chroot of this test.
 func connectZK(t *testing.T) (*zkadmin.Client, string) {
 	t.Helper()
-	chroot := fmt.Sprintf("/sasl/%s-%d", strings.ReplaceAll(t.Name(), "/", "_"), zkEnv.seq.Add(1))
-	zk, err := zkadmin.Connect(testCtx(t), zkadmin.Options{Servers: []string{zookeeper(t).Addr()},
-		Chroot: chroot, SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(zk.Close)
-	return zk, chroot
+	return sharedZK.Connect(t, "sasl")
 }
 
 // putUserConfig writes /config/users/<sanitized user> with cfg, as

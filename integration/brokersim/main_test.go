@@ -4,43 +4,24 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
-// env holds the package's one ZooKeeper server, started by TestMain; each
-// test works under its own chroot.
-var env struct {
-	server *zkserver.Server
-	seq    atomic.Int64
-}
+// sharedZK is the package's one ZooKeeper; each test works under its own
+// chroot.
+var sharedZK zktest.Shared
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
+	code := m.Run()
+	sharedZK.Close()
+	os.Exit(code)
 }
 
-func runTests(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	s, err := zkserver.Start(ctx, zkserver.Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "brokersim tests need a ZooKeeper server: %v\n", err)
-		return 1
-	}
-	defer s.Close()
-	env.server = s
-	return m.Run()
-}
-
-func testChroot(tb testing.TB) string {
-	name := strings.NewReplacer("/", "_", " ", "_").Replace(tb.Name())
-	return fmt.Sprintf("/bs/%s-%d", name, env.seq.Add(1))
-}
+func testChroot(tb testing.TB) string { return sharedZK.Chroot(tb, "bs") }
 
 // testCtx is bounded well under the go test timeout.
 func testCtx(tb testing.TB) context.Context {
@@ -53,7 +34,7 @@ func testCtx(tb testing.TB) context.Context {
 // get test-friendly values. Close runs at cleanup.
 func startCluster(tb testing.TB, opts Options) *Cluster {
 	tb.Helper()
-	opts.ZooKeeperServers = []string{env.server.Addr()}
+	opts.ZooKeeperServers = []string{sharedZK.Addr(tb)}
 	if opts.Chroot == "" {
 		opts.Chroot = testChroot(tb)
 	}
@@ -85,14 +66,7 @@ func specs(ids ...int32) []BrokerSpec {
 // observer opens a ZooKeeper client under the cluster's chroot.
 func observer(tb testing.TB, c *Cluster) *zkadmin.Client {
 	tb.Helper()
-	zk, err := zkadmin.Connect(testCtx(tb), zkadmin.Options{
-		Servers: c.set.ZooKeeperServers, Chroot: c.set.Chroot, SessionTimeout: 4 * time.Second,
-	})
-	if err != nil {
-		tb.Fatalf("connect observer: %v", err)
-	}
-	tb.Cleanup(zk.Close)
-	return zk
+	return sharedZK.ConnectAt(tb, c.set.Chroot)
 }
 
 // waitGone waits, with a watch, until path is deleted.

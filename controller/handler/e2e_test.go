@@ -3,18 +3,16 @@ package handler
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/wire"
-	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -25,34 +23,14 @@ import (
 // it re-reads ZooKeeper and publishes a view in which every partition is
 // led by its preferred replica, as an instant controller would.
 
-// zkEnv is the one ZooKeeper server of the package's tests, started by the
-// first test that needs it and stopped by TestMain.
-var zkEnv struct {
-	once sync.Once
-	srv  *zkserver.Server
-	err  error
-	seq  atomic.Int64
-}
+// sharedZK is the one ZooKeeper server of the package's tests, started by
+// the first test that needs it and stopped by TestMain.
+var sharedZK zktest.Shared
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if zkEnv.srv != nil {
-		_ = zkEnv.srv.Close()
-	}
+	sharedZK.Close()
 	os.Exit(code)
-}
-
-func zookeeper(t *testing.T) *zkserver.Server {
-	t.Helper()
-	zkEnv.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		zkEnv.srv, zkEnv.err = zkserver.Start(ctx, zkserver.Options{})
-	})
-	if zkEnv.err != nil {
-		t.Fatalf("the end-to-end tests need ZooKeeper: %v", zkEnv.err)
-	}
-	return zkEnv.srv
 }
 
 // e2e is a handler stack on loopback over ZooKeeper.
@@ -70,12 +48,7 @@ func newE2E(t *testing.T, mods ...func(*config.Config)) *e2e {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	zk, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{zookeeper(t).Addr()},
-		Chroot: fmt.Sprintf("/handler/%s-%d", t.Name(), zkEnv.seq.Add(1)), SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(zk.Close)
+	zk, _ := sharedZK.Connect(t, "handler")
 	if err := zk.EnsureTopLevelPaths(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -72,16 +72,7 @@ func (c *Controller) onControllerFailover(ls *leaderState) error {
 // pipelined, arming the broker and topic watches.
 func (c *Controller) loadClusterContext(ls *leaderState) error {
 	ctx, cc := ls.ctx, ls.cc
-	brokers, err := c.readBrokers(ctx, ls)
-	if err != nil {
-		return err
-	}
-	cc.brokers = brokers
-	names, err := ls.watches.children(ctx, c.zk, znodes.TopicsPath)
-	if err != nil {
-		return fmt.Errorf("list %s: %w", znodes.TopicsPath, err)
-	}
-	reads, err := c.readTopics(ctx, ls, names)
+	reads, err := c.readBrokersAndTopics(ls)
 	if err != nil {
 		return err
 	}
@@ -195,4 +186,20 @@ func (c *Controller) setupFeatures(ctx context.Context) {
 	if err != nil {
 		c.log.Error().Err(err).Msg("update /feature")
 	}
+}
+
+// readBrokersAndTopics reads the registered brokers into the context and
+// every topic's assignment, arming the broker and topic watches; it is the
+// first step of both a failover load and a warm standby's load.
+func (c *Controller) readBrokersAndTopics(ls *leaderState) (map[string]topicRead, error) {
+	brokers, err := c.readBrokers(ls.ctx, ls)
+	if err != nil {
+		return nil, err
+	}
+	ls.cc.brokers = brokers
+	names, err := ls.watches.children(ls.ctx, c.zk, znodes.TopicsPath)
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", znodes.TopicsPath, err)
+	}
+	return c.readTopics(ls.ctx, ls, names)
 }

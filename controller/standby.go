@@ -212,17 +212,8 @@ func (c *Controller) startStandby(ctx context.Context) error {
 // warmLoad reads brokers, topics and partition states into the standby's
 // context, arming a watch on each; it writes nothing.
 func (c *Controller) warmLoad(ls *leaderState) error {
-	ctx, cc := ls.ctx, ls.cc
-	brokers, err := c.readBrokers(ctx, ls)
-	if err != nil {
-		return err
-	}
-	cc.brokers = brokers
-	names, err := ls.watches.children(ctx, c.zk, znodes.TopicsPath)
-	if err != nil {
-		return fmt.Errorf("list %s: %w", znodes.TopicsPath, err)
-	}
-	reads, err := c.readTopics(ctx, ls, names)
+	cc := ls.cc
+	reads, err := c.readBrokersAndTopics(ls)
 	if err != nil {
 		return err
 	}

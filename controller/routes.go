@@ -20,37 +20,26 @@ import (
 // versions with ApiVersions before they send (ControlledShutdown excepted).
 func (c *Controller) BrokerRoutes() []wire.Route {
 	return []wire.Route{
-		{VersionRange: wire.VersionRange{Key: 56, Min: 0, Max: 3},
-			Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
-				r, ok := req.Body.(*kmsg.AlterPartitionRequest)
-				if !ok {
-					return nil, fmt.Errorf("AlterPartition: unexpected body %T", req.Body)
-				}
-				return c.AlterPartition(ctx, r)
-			})},
-		{VersionRange: wire.VersionRange{Key: 7, Min: 0, Max: 3},
-			Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
-				r, ok := req.Body.(*kmsg.ControlledShutdownRequest)
-				if !ok {
-					return nil, fmt.Errorf("ControlledShutdown: unexpected body %T", req.Body)
-				}
-				return c.ControlledShutdown(ctx, r)
-			})},
-		{VersionRange: wire.VersionRange{Key: 67, Min: 0, Max: 0},
-			Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
-				r, ok := req.Body.(*kmsg.AllocateProducerIDsRequest)
-				if !ok {
-					return nil, fmt.Errorf("AllocateProducerIds: unexpected body %T", req.Body)
-				}
-				return c.AllocateProducerIds(ctx, r)
-			})},
-		{VersionRange: wire.VersionRange{Key: 22, Min: 0, Max: 5},
-			Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
-				r, ok := req.Body.(*kmsg.InitProducerIDRequest)
-				if !ok {
-					return nil, fmt.Errorf("InitProducerId: unexpected body %T", req.Body)
-				}
-				return c.InitProducerID(ctx, r)
-			})},
+		route(56, 0, 3, "AlterPartition", c.AlterPartition),
+		route(7, 0, 3, "ControlledShutdown", c.ControlledShutdown),
+		route(67, 0, 0, "AllocateProducerIds", c.AllocateProducerIds),
+		route(22, 0, 5, "InitProducerId", c.InitProducerID),
+	}
+}
+
+// route adapts a typed request method to a wire route: the wire server
+// decodes the body for the key, so a body of another type is a bug, and
+// the connection is closed.
+func route[Req kmsg.Request, Resp kmsg.Response](key, minV, maxV int16, name string,
+	serve func(context.Context, Req) (Resp, error)) wire.Route {
+	return wire.Route{
+		VersionRange: wire.VersionRange{Key: key, Min: minV, Max: maxV},
+		Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
+			r, ok := req.Body.(Req)
+			if !ok {
+				return nil, fmt.Errorf("%s: unexpected body %T", name, req.Body)
+			}
+			return serve(ctx, r)
+		}),
 	}
 }

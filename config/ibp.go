@@ -151,3 +151,27 @@ func ParseIBP(s string) (IBP, error) {
 
 // MarshalText makes IBP print as its spelling in JSON and logs.
 func (v IBP) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
+// Behaviour gated on the IBP (controller reference §5.3, §6.7). The
+// controller consults these; brokers decide from their own setting.
+
+// LeaderRecoverySupported reports IBP >= 3.2-IV0: LeaderAndIsr carries the
+// leader recovery state and an unclean election sets RECOVERING (KIP-704).
+func (v IBP) LeaderRecoverySupported() bool { return v.AtLeast(IBP3_2_IV0) }
+
+// TopicIDsSupported reports IBP >= 2.8-IV0: the controller assigns topic
+// ids to topics that lack one (KIP-516).
+func (v IBP) TopicIDsSupported() bool { return v.AtLeast(IBP2_8_IV0) }
+
+// AlterPartitionSupported reports IBP >= 2.7-IV2: brokers send
+// AlterPartition to the controller instead of writing ISR changes to
+// ZooKeeper themselves.
+func (v IBP) AlterPartitionSupported() bool { return v.AtLeast(IBP2_7_IV2) }
+
+// FeatureVersioningSupported reports IBP >= 2.7-IV0: the controller
+// manages the /feature znode (KIP-584).
+func (v IBP) FeatureVersioningSupported() bool { return v.AtLeast(IBP2_7_IV0) }
+
+// AllocateProducerIDsSupported reports IBP >= 3.0-IV0: brokers ask the
+// controller for producer id blocks (KIP-730).
+func (v IBP) AllocateProducerIDsSupported() bool { return v.AtLeast(IBP3_0_IV0) }

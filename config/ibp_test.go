@@ -101,3 +101,39 @@ func TestIBPOrderAndNames(t *testing.T) {
 		t.Errorf("MarshalText = %q", b)
 	}
 }
+
+// TestIBPGates pins each feature gate's threshold: false just below, true
+// at it.
+func TestIBPGates(t *testing.T) {
+	gates := []struct {
+		name           string
+		gate           func(IBP) bool
+		below, atLeast string
+	}{
+		{"LeaderRecoverySupported", IBP.LeaderRecoverySupported, "3.1-IV0", "3.2-IV0"},
+		{"TopicIDsSupported", IBP.TopicIDsSupported, "2.7-IV2", "2.8-IV0"},
+		{"AlterPartitionSupported", IBP.AlterPartitionSupported, "2.7-IV1", "2.7-IV2"},
+		{"FeatureVersioningSupported", IBP.FeatureVersioningSupported, "2.6-IV0", "2.7-IV0"},
+		{"AllocateProducerIDsSupported", IBP.AllocateProducerIDsSupported, "2.8-IV1", "3.0-IV0"},
+	}
+	for _, g := range gates {
+		if g.gate(mustParseIBP(t, g.below)) {
+			t.Errorf("%s(%s) = true", g.name, g.below)
+		}
+		if !g.gate(mustParseIBP(t, g.atLeast)) || !g.gate(IBPLatest) {
+			t.Errorf("%s(%s) = false", g.name, g.atLeast)
+		}
+		if g.gate(mustParseIBP(t, "0.8.0")) {
+			t.Errorf("%s(0.8.0) = true", g.name)
+		}
+	}
+}
+
+func mustParseIBP(t *testing.T, s string) IBP {
+	t.Helper()
+	v, err := ParseIBP(s)
+	if err != nil {
+		t.Fatalf("ParseIBP(%q): %v", s, err)
+	}
+	return v
+}

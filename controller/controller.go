@@ -66,7 +66,7 @@ type Controller struct {
 	conf     config.Config
 	zk       *zkadmin.Client
 	log      zerolog.Logger
-	ibp      brokerchan.IBP
+	ibp      config.IBP
 	metrics  *metrics
 	queue    *eventQueue
 	nodeID   int32
@@ -126,9 +126,9 @@ func New(cfg Config) (*Controller, error) {
 	if cfg.Conf.NodeID < 0 {
 		return nil, fmt.Errorf("controller: node.id %d must be >= 0", cfg.Conf.NodeID)
 	}
-	ibp, err := brokerchan.ParseIBP(cfg.Conf.InterBrokerProtocolVersion.String())
-	if err != nil {
-		return nil, fmt.Errorf("controller: %w", err)
+	ibp := cfg.Conf.InterBrokerProtocolVersion
+	if !ibp.Valid() {
+		return nil, fmt.Errorf("controller: unknown inter.broker.protocol.version %s", ibp)
 	}
 	m, err := newMetrics(cfg.Registry)
 	if err != nil {

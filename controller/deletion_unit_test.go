@@ -80,7 +80,7 @@ func bareLeader(t *testing.T) (*Controller, *leaderState) {
 		t.Fatal(err)
 	}
 	t.Cleanup(chans.Close)
-	c := &Controller{conf: config.Default(), log: zerolog.Nop(), ibp: brokerchan.LatestIBP(), queue: newEventQueue(),
+	c := &Controller{conf: config.Default(), log: zerolog.Nop(), ibp: config.IBPLatest, queue: newEventQueue(),
 		dirtyTopic: map[string]bool{}, nodeID: 100}
 	ls := &leaderState{epoch: 1, ctx: context.Background(), chans: chans, cc: newClusterContext(),
 		del: &deletionState{mgr: deletion.New(deletion.Options{})}}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -20,8 +21,8 @@ type Config struct {
 	// ControllerID is the controller's node.id, sent as ControllerId.
 	ControllerID int32
 	// IBP is the controller's inter.broker.protocol.version; it decides
-	// every request version. The zero value is the latest (3.9-IV0).
-	IBP IBP
+	// every request version. Set it: the zero value is 0.8.0, the oldest.
+	IBP config.IBP
 	// InterBrokerListener names the listener whose endpoints LeaderAndIsr
 	// lists in LiveLeaders ("" means DefaultInterBrokerListener).
 	InterBrokerListener string
@@ -89,7 +90,7 @@ func NewBatch(cfg Config, view View) *Batch {
 	if b.interListener == "" {
 		b.interListener = DefaultInterBrokerListener
 	}
-	b.requestVersion = cfg.IBP.RequestVersions()
+	b.requestVersion = RequestVersionsAt(cfg.IBP)
 	b.Clear()
 	return b
 }

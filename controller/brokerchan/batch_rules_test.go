@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -46,7 +47,7 @@ func stopStates(r Request) []kmsg.StopReplicaRequestTopicPartitionState {
 
 func TestIsNewStaysTrueAndLaterStateWins(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{ControllerID: testControllerID}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID}, v)
 	foo, _ := v.Leadership(tp("foo", 0))
 	a := election.ReplicaAssignment{Replicas: []int32{1, 2, 3}}
 	b.AddLeaderAndIsr([]int32{1}, tp("foo", 0), foo, a, true)
@@ -62,7 +63,7 @@ func TestIsNewStaysTrueAndLaterStateWins(t *testing.T) {
 
 func TestAddCopiesInputs(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{ControllerID: testControllerID}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID}, v)
 	state := election.LeaderAndIsr{Leader: 1, LeaderEpoch: 1, ISR: []int32{1, 2}}
 	a := election.ReplicaAssignment{Replicas: []int32{1, 2}}
 	b.AddLeaderAndIsr([]int32{1}, tp("foo", 0), state, a, false)
@@ -77,7 +78,7 @@ func TestStopReplicaDeleteSticksAndEpochs(t *testing.T) {
 	v := scenarioView()
 	v.deleting["bar"] = true
 	v.addPartition(tp("baz", 0), []int32{1}, nil) // no leadership
-	b := NewBatch(Config{ControllerID: testControllerID}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID}, v)
 	b.AddStopReplica([]int32{1}, tp("foo", 0), true)
 	b.AddStopReplica([]int32{1}, tp("foo", 0), false) // delete stays true
 	b.AddStopReplica([]int32{1}, tp("bar", 1), false)
@@ -97,7 +98,7 @@ func TestStopReplicaDeleteSticksAndEpochs(t *testing.T) {
 func TestUpdateMetadataForDeletedTopic(t *testing.T) {
 	v := scenarioView()
 	v.deleting["foo"] = true
-	b := NewBatch(Config{ControllerID: testControllerID}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID}, v)
 	b.AddUpdateMetadata([]int32{1}, tp("foo", 0))
 	want := []kmsg.UpdateMetadataRequestTopicPartition{{
 		Partition: 0, ControllerEpoch: 3, Leader: election.LeaderDuringDelete, LeaderEpoch: 0, ISR: []int32{1, 2},
@@ -111,7 +112,7 @@ func TestUpdateMetadataForDeletedTopic(t *testing.T) {
 func TestUpdateMetadataSkipsLeaderless(t *testing.T) {
 	v := scenarioView()
 	v.addPartition(tp("new", 0), []int32{1}, nil)
-	b := NewBatch(Config{ControllerID: testControllerID}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID}, v)
 	b.AddUpdateMetadata([]int32{1}, tp("new", 0), tp("bar", 1))
 	got := umPartitions(emit(t, b)[0])
 	if len(got) != 1 || got[0].Partition != 1 {
@@ -127,7 +128,7 @@ func TestOfflineReplicas(t *testing.T) {
 	v.Snapshot = v.Snapshot.WithShutdown(2).WithOfflineDir(3, tp("t", 0))
 	v.addPartition(tp("t", 0), []int32{4, 3, 2, 1}, &election.LeaderAndIsr{Leader: 1, ISR: []int32{1}})
 	v.addPartition(tp("t", 1), []int32{3, 1}, &election.LeaderAndIsr{Leader: 1, ISR: []int32{1, 3}})
-	b := NewBatch(Config{}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest}, v)
 	b.AddUpdateMetadata([]int32{1}, tp("t", 0), tp("t", 1))
 	got := umPartitions(emit(t, b)[0])
 	// 4 is dead, 2 shutting down, 3 has t-0 on a failed dir (not t-1).
@@ -138,7 +139,7 @@ func TestOfflineReplicas(t *testing.T) {
 
 func TestBrokerFiltering(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{ControllerID: testControllerID, Self: selfBroker()}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID, Self: selfBroker()}, v)
 	foo, _ := v.Leadership(tp("foo", 0))
 	a := election.ReplicaAssignment{Replicas: []int32{1, 2, 3}}
 	// -1 is dropped at add; 7 is unknown and 100 (the controller itself)
@@ -152,7 +153,7 @@ func TestBrokerFiltering(t *testing.T) {
 
 func TestBrokerRemovedBeforeEmit(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest}, v)
 	foo, _ := v.Leadership(tp("foo", 0))
 	b.AddLeaderAndIsr([]int32{1, 2}, tp("foo", 0), foo, election.ReplicaAssignment{Replicas: []int32{1, 2, 3}}, false)
 	v.removeBroker(2)
@@ -168,7 +169,7 @@ func TestBrokerRemovedBeforeEmit(t *testing.T) {
 
 func TestLiveLeadersOmitDeadLeader(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest}, v)
 	state := election.LeaderAndIsr{Leader: election.NoLeader, LeaderEpoch: 6, ISR: []int32{1}}
 	b.AddLeaderAndIsr([]int32{1}, tp("foo", 0), state, election.ReplicaAssignment{Replicas: []int32{1}}, false)
 	reqs := emit(t, b)
@@ -185,7 +186,7 @@ func TestInterBrokerListener(t *testing.T) {
 	state := election.LeaderAndIsr{Leader: 1, ISR: []int32{1}}
 	v.addPartition(tp("t", 0), []int32{1}, &state)
 
-	b := NewBatch(Config{InterBrokerListener: "INTERNAL"}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, InterBrokerListener: "INTERNAL"}, v)
 	b.AddLeaderAndIsr([]int32{1}, tp("t", 0), state, election.ReplicaAssignment{Replicas: []int32{1}}, false)
 	reqs := emit(t, b)
 	want := []kmsg.LeaderAndISRRequestLiveLeader{{BrokerID: 1, Host: "priv", Port: 9095}}
@@ -199,7 +200,7 @@ func TestInterBrokerListener(t *testing.T) {
 
 	// The default listener is PLAINTEXT, which this broker lacks: the
 	// whole batch fails and is dropped.
-	b = NewBatch(Config{}, v)
+	b = NewBatch(Config{IBP: config.IBPLatest}, v)
 	b.AddLeaderAndIsr([]int32{1}, tp("t", 0), state, election.ReplicaAssignment{Replicas: []int32{1}}, false)
 	b.AddStopReplica([]int32{1}, tp("t", 0), false)
 	reqs, err := b.Emit(1)
@@ -229,7 +230,7 @@ func TestOldUpdateMetadataEndpointLimits(t *testing.T) {
 	for _, c := range cases {
 		v := newFakeView()
 		v.addBroker(1, 1, nil, c.eps...)
-		b := NewBatch(Config{IBP: MustParseIBP(c.ibp)}, v)
+		b := NewBatch(Config{IBP: mustIBP(t, c.ibp)}, v)
 		b.AddUpdateMetadata([]int32{1})
 		_, err := b.Emit(1)
 		switch want := c.wantErr.(type) {
@@ -251,7 +252,7 @@ func TestOldUpdateMetadataEndpointLimits(t *testing.T) {
 
 func TestEmptyUpdateMetadata(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{ControllerID: testControllerID}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID}, v)
 	if !b.Empty() {
 		t.Fatal("new batch not empty")
 	}
@@ -269,7 +270,7 @@ func TestEmptyUpdateMetadata(t *testing.T) {
 
 func TestClear(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest}, v)
 	foo, _ := v.Leadership(tp("foo", 0))
 	b.AddLeaderAndIsr([]int32{1}, tp("foo", 0), foo, election.ReplicaAssignment{Replicas: []int32{1}}, false)
 	b.AddStopReplica([]int32{2}, tp("foo", 0), true)
@@ -286,7 +287,7 @@ func TestClear(t *testing.T) {
 // the view had when the partition was added, like Kafka's batch.
 func TestUpdateMetadataReadAtAddTime(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest}, v)
 	b.AddUpdateMetadataToAll(tp("bar", 1))
 	l := v.leaders[tp("bar", 1)]
 	l.LeaderEpoch = 42
@@ -301,7 +302,7 @@ func TestUpdateMetadataReadAtAddTime(t *testing.T) {
 // per add); an empty call still sends the live-broker refresh.
 func TestUpdateMetadataToAllAtEmit(t *testing.T) {
 	v := scenarioView()
-	b := NewBatch(Config{}, v)
+	b := NewBatch(Config{IBP: config.IBPLatest}, v)
 	b.AddUpdateMetadataToAll()
 	if b.Empty() {
 		t.Fatal("batch with UpdateMetadata to all reports empty")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -48,7 +49,7 @@ func selfBroker() *Broker {
 // runScenario fills a batch as one decision might: LeaderAndIsr for foo-0
 // to 2 and 1 (foo-0 being reassigned: 3 is adding), LeaderAndIsr for a new
 // bar-1 to 2, StopReplica for foo-0 (keep) and bar-1 (delete) to 3.
-func runScenario(t *testing.T, ibp IBP) []Request {
+func runScenario(t *testing.T, ibp config.IBP) []Request {
 	t.Helper()
 	v := scenarioView()
 	b := NewBatch(Config{ControllerID: testControllerID, IBP: ibp, Self: selfBroker()}, v)
@@ -92,7 +93,7 @@ func umEndpoint(listener string, host string, port int32, proto int16) kmsg.Upda
 
 // TestEmitLatest asserts every field of every request at IBP 3.9.
 func TestEmitLatest(t *testing.T) {
-	reqs := runScenario(t, LatestIBP())
+	reqs := runScenario(t, config.IBPLatest)
 	assertShape(t, "3.9", reqs, "1:LeaderAndISR", "2:LeaderAndISR",
 		"1:UpdateMetadata", "2:UpdateMetadata", "3:UpdateMetadata", "3:StopReplica")
 
@@ -160,7 +161,7 @@ func TestEmitLatest(t *testing.T) {
 // (grouped, no topic ids), StopReplica v1 (delete flag per request: two
 // requests, no leader epochs).
 func TestEmitIBP22(t *testing.T) {
-	reqs := runScenario(t, MustParseIBP("2.2-IV0"))
+	reqs := runScenario(t, mustIBP(t, "2.2-IV0"))
 	assertShape(t, "2.2", reqs, "1:LeaderAndISR", "2:LeaderAndISR",
 		"1:UpdateMetadata", "2:UpdateMetadata", "3:UpdateMetadata", "3:StopReplica", "3:StopReplica")
 	fooState := kmsg.LeaderAndISRRequestTopicPartition{
@@ -212,7 +213,7 @@ func TestEmitIBP22(t *testing.T) {
 // TestEmitIBP080 asserts the oldest layouts: everything v0, no broker
 // epochs, ungrouped partitions, UpdateMetadata v0 with one host and port.
 func TestEmitIBP080(t *testing.T) {
-	reqs := runScenario(t, MustParseIBP("0.8.0"))
+	reqs := runScenario(t, mustIBP(t, "0.8.0"))
 	assertShape(t, "0.8.0", reqs, "1:LeaderAndISR", "2:LeaderAndISR",
 		"1:UpdateMetadata", "2:UpdateMetadata", "3:UpdateMetadata", "3:StopReplica", "3:StopReplica")
 	assertRequest(t, "LeaderAndIsr to 2", reqs[1].Msg, &kmsg.LeaderAndISRRequest{
@@ -248,9 +249,9 @@ func TestEmitIBP080(t *testing.T) {
 // the order, and that each request is exactly what the broker decodes: no
 // field is set that its version does not carry.
 func TestEmitEveryIBP(t *testing.T) {
-	for _, ibp := range AllIBPs() {
+	for _, ibp := range allIBPs() {
 		reqs := runScenario(t, ibp)
-		v := ibp.RequestVersions()
+		v := RequestVersionsAt(ibp)
 		want := []string{"1:LeaderAndISR", "2:LeaderAndISR", "1:UpdateMetadata", "2:UpdateMetadata", "3:UpdateMetadata", "3:StopReplica"}
 		if v.StopReplica < 3 {
 			want = append(want, "3:StopReplica")
@@ -276,7 +277,7 @@ func TestLeaderRecoveryStateGate(t *testing.T) {
 		ibp  string
 		want int8
 	}{{"3.1-IV0", 0}, {"3.2-IV0", 1}, {"3.9", 1}} {
-		reqs := runScenario(t, MustParseIBP(c.ibp))
+		reqs := runScenario(t, mustIBP(t, c.ibp))
 		lai := reqs[0].Msg.(*kmsg.LeaderAndISRRequest)
 		if got := lai.TopicStates[0].PartitionStates[0].LeaderRecoveryState; got != c.want {
 			t.Errorf("%s: LeaderRecoveryState %d, want %d", c.ibp, got, c.want)
@@ -291,7 +292,7 @@ func TestTopicIDGates(t *testing.T) {
 		ibp  string
 		want znodes.UUID
 	}{{"2.8-IV0", znodes.UUID{}}, {"2.8-IV1", fooID}} {
-		reqs := runScenario(t, MustParseIBP(c.ibp))
+		reqs := runScenario(t, mustIBP(t, c.ibp))
 		lai := reqs[0].Msg.(*kmsg.LeaderAndISRRequest)
 		um := reqs[2].Msg.(*kmsg.UpdateMetadataRequest)
 		if znodes.UUID(lai.TopicStates[0].TopicID) != c.want || znodes.UUID(um.TopicStates[1].TopicID) != c.want {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/election"
 )
 
@@ -32,7 +33,7 @@ func benchElection(b *testing.B, encode bool) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		batch := NewBatch(Config{ControllerID: 1000}, v)
+		batch := NewBatch(Config{IBP: config.IBPLatest, ControllerID: 1000}, v)
 		for _, x := range tps {
 			l, _ := v.Leadership(x)
 			batch.AddLeaderAndIsr(v.replicas[x], x, l, election.ReplicaAssignment{Replicas: v.replicas[x]}, false)

@@ -11,7 +11,7 @@
 // of the controller context, and Emit turns it into one kmsg request per
 // broker (two StopReplicas before v3), in Kafka's order: all LeaderAndIsr,
 // then all UpdateMetadata, then all StopReplica. Versions come from the
-// controller's inter.broker.protocol.version (IBP, ParseIBP), never from
+// controller's inter.broker.protocol.version (config.IBP, RequestVersionsAt), never from
 // ApiVersions, exactly as Kafka's controller does; fields a version does
 // not carry are left at their defaults, so each request equals what the
 // broker decodes. Every request carries the target broker's epoch (the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -153,4 +154,23 @@ func dump(v any) string {
 		return fmt.Sprintf("%+v", v)
 	}
 	return string(b)
+}
+
+// mustIBP parses an inter.broker.protocol.version for a test table.
+func mustIBP(t testing.TB, s string) config.IBP {
+	t.Helper()
+	v, err := config.ParseIBP(s)
+	if err != nil {
+		t.Fatalf("ParseIBP(%q): %v", s, err)
+	}
+	return v
+}
+
+// allIBPs lists every version config knows, oldest first.
+func allIBPs() []config.IBP {
+	out := make([]config.IBP, 0, int(config.IBPLatest)+1)
+	for v := config.IBP0_8_0; v <= config.IBPLatest; v++ {
+		out = append(out, v)
+	}
+	return out
 }

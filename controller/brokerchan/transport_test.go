@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -436,7 +437,7 @@ func TestEmitThenSend(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reqs := runScenario(t, LatestIBP())
+	reqs := runScenario(t, config.IBPLatest)
 	var mu sync.Mutex
 	got := map[int32][]string{}
 	done := make(chan struct{}, len(reqs))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/kzadmin/kzadmin/controller/brokerchan"
+	"github.com/kzadmin/kzadmin/config"
 )
 
 // Defaults, mostly Kafka's own for the matching broker settings.
@@ -90,7 +90,7 @@ type BrokerSpec struct {
 // settings are Options with defaults applied and the IBP parsed.
 type settings struct {
 	Options
-	ibp brokerchan.IBP
+	ibp config.IBP
 }
 
 func (o Options) resolve() (settings, error) {
@@ -100,11 +100,11 @@ func (o Options) resolve() (settings, error) {
 	if o.IBP == "" {
 		o.IBP = DefaultIBP
 	}
-	ibp, err := brokerchan.ParseIBP(o.IBP)
+	ibp, err := config.ParseIBP(o.IBP)
 	if err != nil {
 		return settings{}, fmt.Errorf("brokersim: %w", err)
 	}
-	if ibp.Less(brokerchan.MustParseIBP("2.7-IV2")) {
+	if !ibp.AlterPartitionSupported() {
 		return settings{}, fmt.Errorf("brokersim: inter.broker.protocol.version %s is below 2.7-IV2, where brokers write ISR changes to ZooKeeper; the simulator only sends AlterPartition", ibp)
 	}
 	o.Host = orDefault(o.Host, DefaultHost)
@@ -147,5 +147,5 @@ func orDefault[T comparable](v, def T) T {
 // topicIDsSupported reports IBP >= 2.8-IV0, from which AlterPartition may
 // name topics by id (v2+).
 func (s settings) topicIDsSupported() bool {
-	return s.ibp.AtLeast(brokerchan.MustParseIBP("2.8-IV0"))
+	return s.ibp.TopicIDsSupported()
 }

@@ -43,7 +43,7 @@ func (c *Controller) newLeaderState(ctx context.Context, epoch, zkVersion int32,
 		Dial:           c.cfg.BrokerDial,
 		ConnectTimeout: c.conf.ControllerSocketTimeout,
 		RequestTimeout: c.conf.RequestTimeout,
-		Logger:         c.log.With().Str("component", "brokerchan").Logger(),
+		Logger:         c.log.With().Str("subcomponent", "brokerchan").Logger(), // component is already "controller"
 	})
 	if err != nil {
 		return nil, err

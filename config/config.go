@@ -61,6 +61,12 @@ type Config struct {
 	// brokers use to reach the controller and the controller uses to reach
 	// brokers. Empty means PLAINTEXT, as in Kafka.
 	InterBrokerListenerName string
+	// ControlPlaneListenerName (control.plane.listener.name), when set, is
+	// the listener the controller and the brokers use between them for
+	// controller traffic (LeaderAndIsr, UpdateMetadata, StopReplica one
+	// way; AlterPartition and the like the other), in place of the
+	// inter-broker listener, as in Kafka's ZooKeeper mode (KIP-291).
+	ControlPlaneListenerName string
 	// InterBrokerProtocolVersion (inter.broker.protocol.version), default
 	// 3.9 (= 3.9-IV0).
 	InterBrokerProtocolVersion IBP
@@ -98,6 +104,18 @@ type Config struct {
 	// UncleanRecoveryTimeout (unclean.recovery.timeout.ms): how long the
 	// recovery manager waits for replicas to answer. Dynamic.
 	UncleanRecoveryTimeout time.Duration
+	// EligibleLeaderReplicasEnable (eligible.leader.replicas.enable): the
+	// controller keeps KIP-966's eligible leader replicas in the partition
+	// state znodes and elects from them after the ISR. kzadmin's switch for
+	// what KRaft gates with the eligible.leader.replicas.version feature.
+	// Off by default: the controller then writes no ELR fields, exactly as
+	// Kafka's ZooKeeper controller.
+	EligibleLeaderReplicasEnable bool
+	// MinInsyncReplicas (min.insync.replicas) is the cluster default of the
+	// topic config; with ELR enabled, an ISR smaller than it (capped at the
+	// replication factor) puts the replicas leaving it into the ELR.
+	// Dynamic.
+	MinInsyncReplicas int32
 
 	// WarmStandby (kzadmin.warm.standby) makes a standby controller keep
 	// brokers, topics and partition states loaded by watching what the
@@ -190,6 +208,7 @@ func Default() Config {
 		PartitionLimitsErrorCode:           ErrCodePolicyViolation,
 		UncleanRecoveryStrategy:            RecoveryBalanced,
 		UncleanRecoveryTimeout:             300000 * time.Millisecond,
+		MinInsyncReplicas:                  1,
 		AutoLeaderRebalanceEnable:          true,
 		LeaderImbalancePerBrokerPercentage: 10,
 		LeaderImbalanceCheckInterval:       300 * time.Second,
@@ -208,6 +227,17 @@ func (c Config) EffectiveAdvertisedListeners() []Listener {
 		return c.Listeners
 	}
 	return c.AdvertisedListeners
+}
+
+// ControllerToBrokerListenerName is the listener the controller connects
+// to brokers on: control.plane.listener.name when set, else the
+// inter-broker listener, as Kafka's ControllerChannelManager picks it.
+// LeaderAndIsr still lists leaders on the inter-broker listener.
+func (c Config) ControllerToBrokerListenerName() string {
+	if c.ControlPlaneListenerName != "" {
+		return c.ControlPlaneListenerName
+	}
+	return c.EffectiveInterBrokerListenerName()
 }
 
 // EffectiveInterBrokerListenerName returns InterBrokerListenerName, or

@@ -14,6 +14,7 @@ func TestDynamicKeys(t *testing.T) {
 		"leader.imbalance.per.broker.percentage",
 		"max.broker.partitions",
 		"max.partitions",
+		"min.insync.replicas",
 		"unclean.leader.election.enable",
 		"unclean.recovery.manager.enabled",
 		"unclean.recovery.strategy",
@@ -158,6 +159,7 @@ func TestWithDynamicEveryKey(t *testing.T) {
 		{"unclean.recovery.timeout.ms", "1", "1", "-5", "must be at least 1"},
 		{"auto.leader.rebalance.enable", "false", "false", "", "must be true or false"},
 		{"leader.imbalance.per.broker.percentage", "100", "100", "-1", "must be between 0 and 100"},
+		{"min.insync.replicas", "2", "2", "0", "must be at least 1"},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -138,6 +138,15 @@ func listenerKeys() []keySpec {
 				return nil
 			},
 		},
+		{
+			name: "control.plane.listener.name",
+			doc:  "Listener for controller traffic between the controller and brokers (KIP-291). Empty: the inter-broker listener.",
+			get:  func(c Config) string { return c.ControlPlaneListenerName },
+			set: func(c *Config, s string) error {
+				c.ControlPlaneListenerName = strings.ToUpper(strings.TrimSpace(s))
+				return nil
+			},
+		},
 		ibp,
 	}
 }
@@ -203,6 +212,11 @@ func leaderKeys() []keySpec {
 			true, func(c *Config) *bool { return &c.UncleanRecoveryManagerEnabled }),
 		durationKey("unclean.recovery.timeout.ms", "How long unclean recovery waits for replicas to answer.",
 			true, time.Millisecond, 64, 1, func(c *Config) *time.Duration { return &c.UncleanRecoveryTimeout }),
+		boolKey("eligible.leader.replicas.enable",
+			"Keep KIP-966 eligible leader replicas (ELR) in the partition state znodes and elect from them after the ISR.",
+			false, func(c *Config) *bool { return &c.EligibleLeaderReplicasEnable }),
+		int32Key("min.insync.replicas", "Cluster default of the topic config; with ELR, replicas leaving an ISR smaller than it become eligible leaders.",
+			true, 1, math.MaxInt32, func(c *Config) *int32 { return &c.MinInsyncReplicas }),
 		boolKey("kzadmin.warm.standby", "A standby controller keeps the cluster loaded by watching, so taking over needs no full reload.",
 			false, func(c *Config) *bool { return &c.WarmStandby }),
 		boolKey("auto.leader.rebalance.enable", "Move leadership back to preferred replicas.",

@@ -66,6 +66,7 @@ func TestParseEveryKey(t *testing.T) {
 		{"advertised.listeners", "PLAINTEXT://ctl.example:9092", "PLAINTEXT://ctl.example:9092"},
 		{"listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,internal:plaintext", "INTERNAL:PLAINTEXT,PLAINTEXT:PLAINTEXT"},
 		{"inter.broker.listener.name", "plaintext", "PLAINTEXT"},
+		{"control.plane.listener.name", "internal", "INTERNAL"},
 		{"inter.broker.protocol.version", "2.7", "2.7-IV2"},
 		{"delete.topic.enable", "false", "false"},
 		{"auto.create.topics.enable", "False", "false"},
@@ -101,18 +102,28 @@ func TestParseEveryKey(t *testing.T) {
 		{"ssl.principal.mapping.rules", "RULE:^CN=(.*?),.*$/$1/,DEFAULT", "RULE:^CN=(.*?),.*$/$1/,DEFAULT"},
 		{"sasl.enabled.mechanisms", "PLAIN,SCRAM-SHA-256", "PLAIN,SCRAM-SHA-256"},
 		{"sasl.server.max.receive.size", "8192", "8192"},
+		{"sasl.mechanism.inter.broker.protocol", "SCRAM-SHA-512", "SCRAM-SHA-512"},
+		{"sasl.jaas.config", `org.apache.kafka.common.security.plain.PlainLoginModule required username="a" password="b";`,
+			`org.apache.kafka.common.security.plain.PlainLoginModule required username="a" password="b";`},
+		{"ssl.endpoint.identification.algorithm", "", ""},
 		{"connection.failed.authentication.delay.ms", "0", "0"},
 		{"authorizer.class.name", "kafka.security.authorizer.AclAuthorizer", "kafka.security.authorizer.AclAuthorizer"},
 		{"super.users", "User:admin;User:ops", "User:admin;User:ops"},
 		{"allow.everyone.if.no.acl.found", "true", "true"},
 		{ZooKeeperDigestKey, "kzadmin:secret", "kzadmin:secret"},
+		{"eligible.leader.replicas.enable", "TRUE", "true"},
+		{"min.insync.replicas", "2", "2"},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {
 		covered[tt.key] = true
 		env := base(EnvName(tt.key) + "=" + tt.raw)
-		if tt.key == "listeners" {
+		switch tt.key {
+		case "listeners":
 			env = append(env, "KZADMIN_LISTENER_SECURITY_PROTOCOL_MAP=PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT")
+		case "control.plane.listener.name":
+			env = append(env, "KZADMIN_LISTENERS=PLAINTEXT://:9092,INTERNAL://:9093",
+				"KZADMIN_LISTENER_SECURITY_PROTOCOL_MAP=PLAINTEXT:PLAINTEXT,INTERNAL:PLAINTEXT")
 		}
 		l, err := Load(LoadOptions{Env: env})
 		if err != nil {

@@ -82,6 +82,13 @@ func TestEffectiveValues(t *testing.T) {
 	if c.EffectiveInterBrokerListenerName() != "REPL" || c.EffectiveAdvertisedListeners()[0].Host != "h" {
 		t.Error("explicit values not returned")
 	}
+	if got := c.ControllerToBrokerListenerName(); got != "REPL" {
+		t.Errorf("controller-to-broker listener without a control plane = %q, want REPL", got)
+	}
+	c.ControlPlaneListenerName = "CTRL"
+	if got := c.ControllerToBrokerListenerName(); got != "CTRL" {
+		t.Errorf("controller-to-broker listener = %q, want CTRL", got)
+	}
 }
 
 func TestLimits(t *testing.T) {

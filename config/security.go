@@ -127,6 +127,15 @@ func checkDigest(v string) string {
 	return ""
 }
 
+// checkEndpointIdentification accepts https or nothing, Kafka's two
+// values for ssl.endpoint.identification.algorithm.
+func checkEndpointIdentification(v string) string {
+	if v == "" || strings.EqualFold(v, "https") {
+		return ""
+	}
+	return "must be https or empty"
+}
+
 func checkBool(v string) string {
 	if _, err := parseBool(v); err != nil {
 		return err.Error()
@@ -170,6 +179,11 @@ func securityKeys() []keySpec {
 		propKey("sasl.enabled.mechanisms", "SASL mechanisms offered: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (comma-separated).", nil),
 		propKey("sasl.server.max.receive.size", "Largest SASL token accepted before authentication (default 524288).", positiveInt),
 		propKey("connection.failed.authentication.delay.ms", "Delay before closing a connection that failed authentication (default 100).", nonNegativeInt),
+		propKey("sasl.mechanism.inter.broker.protocol", "SASL mechanism the controller authenticates to brokers with: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.",
+			oneOf("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")),
+		propKey("sasl.jaas.config", "Login module with the controller's username and password towards brokers; the listener-prefixed form wins.", nil),
+		propKey("ssl.endpoint.identification.algorithm", "https (the default) checks brokers' host names against their certificates; empty does not.",
+			checkEndpointIdentification),
 		propKey("authorizer.class.name", "kafka.security.authorizer.AclAuthorizer turns on Kafka's ZooKeeper ACL authorizer. Empty: allow everything.", nil),
 		propKey("super.users", "Principals allowed everything: User:a;User:b.", checkPrincipals),
 		propKey("allow.everyone.if.no.acl.found", "Allow access to resources no ACL applies to (default false).", checkBool),

@@ -91,7 +91,26 @@ func (c Config) validateListeners() []*ValueError {
 		errs = append(errs, &ValueError{Key: "inter.broker.listener.name", Value: ib,
 			Reason: fmt.Sprintf("must be one of the advertised listener names (%s)", listenerNames(adv))})
 	}
-	return errs
+	return append(errs, c.validateControlPlane(adv)...)
+}
+
+// validateControlPlane applies Kafka's rules for control.plane.listener.name:
+// an advertised listener, other than the inter-broker one.
+func (c Config) validateControlPlane(adv []Listener) []*ValueError {
+	cp := c.ControlPlaneListenerName
+	if cp == "" {
+		return nil
+	}
+	var reason string
+	switch {
+	case !hasListener(adv, cp):
+		reason = fmt.Sprintf("must be one of the advertised listener names (%s)", listenerNames(adv))
+	case cp == c.EffectiveInterBrokerListenerName():
+		reason = "must differ from the inter-broker listener name"
+	default:
+		return nil
+	}
+	return []*ValueError{{Key: "control.plane.listener.name", Value: cp, Reason: reason}}
 }
 
 // hasListenerProp reports whether key is set for listener, plainly or with

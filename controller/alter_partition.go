@@ -129,6 +129,7 @@ func (c *Controller) onAlterPartition(e *alterPartitionEvent) error {
 func (c *Controller) validateAlterPartition(ls *leaderState, req *kmsg.AlterPartitionRequest) []apEntry {
 	cc := ls.cc
 	live := func(b int32) bool { return election.BrokerLive(cc, b) }
+	settings := settingsCache{}
 	var entries []apEntry
 	for _, t := range req.Topics {
 		name, known := t.Topic, true
@@ -160,8 +161,13 @@ func (c *Controller) validateAlterPartition(ls *leaderState, req *kmsg.AlterPart
 			case same:
 				en.state = cached.Clone()
 			case code == 0:
-				proposed.ELR, proposed.LastKnownELR = cached.ELR, cached.LastKnownELR
-				en.state, en.write = proposed, true
+				tp := TopicPartition{Topic: name, Partition: p.Partition}
+				next, err := c.withELR(ls, tp, cached, proposed, settings)
+				if err != nil {
+					code = kerr.UnknownServerError.Code
+					break
+				}
+				en.state, en.write = next, true
 			}
 			en.code = code
 			entries = append(entries, en)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/brokerchan"
+	"github.com/kzadmin/kzadmin/controller/replicalog"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -56,6 +57,10 @@ type Config struct {
 	// StandbySweepInterval is how often a warm standby collects its
 	// watches that fired (zero: 50 ms).
 	StandbySweepInterval time.Duration
+	// Prober asks brokers for their replicas' log ends during KIP-966
+	// unclean recovery (replicalog.New). Nil: no unclean recovery is
+	// possible; partitions that need one stay offline, with a warning.
+	Prober replicalog.Prober
 }
 
 // Controller is a ZooKeeper-mode Kafka controller: it competes for
@@ -73,6 +78,7 @@ type Controller struct {
 	inFlight int
 
 	delMetrics *deletionMetrics // topic deletion gauges (deletion_effects.go)
+	elrMetrics *elrMetrics      // KIP-966 metrics (elr_metrics.go)
 
 	// Owned by the loop goroutine (see DESIGN.md).
 	activeID   int32
@@ -138,6 +144,10 @@ func New(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: register metrics: %w", err)
 	}
+	em, err := newELRMetrics(cfg.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("controller: register metrics: %w", err)
+	}
 	c := &Controller{
 		cfg: cfg, conf: cfg.Conf, zk: cfg.ZK, ibp: ibp, metrics: m,
 		log:        cfg.Logger.With().Str("component", "controller").Int32("node_id", cfg.Conf.NodeID).Logger(),
@@ -147,6 +157,7 @@ func New(cfg Config) (*Controller, error) {
 		activeID:   -1,
 		dirtyTopic: map[string]bool{},
 		delMetrics: dm,
+		elrMetrics: em,
 	}
 	c.status.Store(&Status{ActiveControllerID: -1})
 	c.viewChanged = make(chan struct{})
@@ -286,6 +297,8 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onAllocateProducerIDs(e)
 	case *initProducerIDEvent:
 		return c.onInitProducerID(e)
+	case *recoveryEvent:
+		return c.onRecovery(e)
 	}
 	return fmt.Errorf("unknown event %T", ev)
 }
@@ -339,6 +352,10 @@ func (c *Controller) onWatch(ctx context.Context, e *watchEvent) error {
 		return c.onPreferredElectionZnode(c.leader)
 	case path == znodes.ReassignPartitionsPath:
 		return c.onReassignZnodeWatch(c.leader, e.zev.Type)
+	case path == znodes.IsrChangeNotificationPath:
+		return c.onIsrChangeNotification(c.leader)
+	case path == znodes.LogDirEventNotificationPath:
+		return c.onLogDirEventNotification(c.leader)
 	}
 	if id, ok := znodes.ParseBrokerIDPath(path); ok {
 		return c.onBrokerModification(c.leader, id)

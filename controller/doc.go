@@ -79,8 +79,13 @@
 // cluster loaded and current by watching it, and takes over without the
 // failover reads (standby.go).
 //
-// Not yet here: ISR-change and log-dir notification znodes and the state
-// znode watches of reassigning partitions (brokers with an IBP below
-// 2.7-IV2), and unclean-config change triggers. DESIGN.md describes
+// Brokers with an IBP below 2.7-IV2 write ISR changes into the state
+// znodes themselves and post /isr_change_notification; the controller
+// re-reads the named partitions and tells every broker (isr_notify.go). A
+// broker whose log directory failed posts /log_dir_event_notification; the
+// controller sends it LeaderAndIsr for all its replicas and takes those it
+// reports on the failed directory offline (logdir_notify.go).
+//
+// Not yet here: unclean-config change triggers. DESIGN.md describes
 // goroutine ownership.
 package controller

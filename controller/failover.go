@@ -15,7 +15,8 @@ import (
 )
 
 // onControllerFailover takes over as the active controller, in Kafka's
-// order as far as it matters (reference §1.4): the /feature znode; brokers
+// order as far as it matters (reference §1.4): the /feature znode; the
+// log-dir and ISR change notifications deleted (isr_notify.go); brokers
 // (with their epochs), topics (with ids) and every partition state, read
 // pipelined and arming the watches (a promoted warm standby has them
 // already: standby.go), and the deletion markers (their topics queued);
@@ -28,6 +29,9 @@ func (c *Controller) onControllerFailover(ls *leaderState) error {
 	ctx, cc := ls.ctx, ls.cc
 	start := time.Now()
 	c.setupFeatures(ctx)
+	if err := c.clearNotifications(ls); err != nil {
+		return err
+	}
 	load := c.loadClusterContext
 	if ls.preloaded { // a warm standby's context (standby.go)
 		load = c.finishPreloaded

@@ -35,6 +35,9 @@ type leaderState struct {
 	// preloaded: the context came from a warm standby (standby.go), so
 	// the failover skips the reads.
 	preloaded bool
+
+	// recovery is the unclean recovery manager's state (recovery.go).
+	recovery *recoveryState
 }
 
 func (c *Controller) newLeaderState(ctx context.Context, epoch, zkVersion int32, sess *zkadmin.Session) (*leaderState, error) {
@@ -66,6 +69,7 @@ func (c *Controller) env(ls *leaderState) election.Env {
 		ControllerEpoch:         ls.epoch,
 		Live:                    ls.cc,
 		LeaderRecoverySupported: c.ibp.LeaderRecoverySupported(),
+		ELR:                     c.elrOn(),
 	}
 }
 
@@ -89,6 +93,7 @@ func (c *Controller) resign(reason string) {
 	ls.wg.Wait()
 	c.metrics.resigned()
 	c.delMetrics.reset()
+	c.elrMetrics.reset()
 	c.viewDirty = true
 	clear(c.dirtyTopic)
 }

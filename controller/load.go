@@ -140,6 +140,7 @@ func leaderAndIsrFrom(s znodes.PartitionState, version int32) election.LeaderAnd
 		ControllerEpoch:     s.ControllerEpoch,
 		ELR:                 s.EligibleLeaderReplicas,
 		LastKnownELR:        s.LastKnownELR,
+		ELRMinISR:           s.ELRMinISR,
 	}
 }
 
@@ -154,6 +155,7 @@ func encodeState(l election.LeaderAndIsr, unknown map[string]json.RawMessage) ([
 		LeaderRecoveryState:    znodes.LeaderRecoveryState(l.LeaderRecoveryState),
 		EligibleLeaderReplicas: l.ELR,
 		LastKnownELR:           l.LastKnownELR,
+		ELRMinISR:              l.ELRMinISR,
 		Unknown:                unknown,
 	}.Encode()
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller/brokerchan"
+	"github.com/kzadmin/kzadmin/controller/replicalog"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -103,6 +105,11 @@ type nodeOpts struct {
 	configure func(*config.Config)
 	// warm makes the node a warm standby while another is the controller.
 	warm bool
+	// dial, when set, opens the controller's broker connections (the
+	// golden scenarios record the requests through it).
+	dial brokerchan.DialFunc
+	// prober, when set, is the unclean recovery's replica log prober.
+	prober replicalog.Prober
 }
 
 // startNode starts a controller under chroot, serving its broker routes on
@@ -141,6 +148,8 @@ func startNode(t testing.TB, chroot string, o nodeOpts) *node {
 		Endpoints:           []znodes.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: int32(port), SecurityProtocol: "PLAINTEXT"}},
 		FirstRebalanceDelay: firstRebalance,
 		WarmStandby:         o.warm,
+		BrokerDial:          o.dial,
+		Prober:              o.prober,
 	})
 	if err != nil {
 		t.Fatal(err)

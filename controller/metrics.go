@@ -102,4 +102,5 @@ func (c *Controller) updateGauges(ls *leaderState) {
 	c.metrics.partitions.Set(float64(partitions))
 	c.metrics.topics.Set(float64(len(cc.topics)))
 	c.metrics.imbalance.Set(float64(imbalance))
+	c.updateELRGauges(ls)
 }

@@ -52,6 +52,7 @@ func (c *Controller) partitionsToOnline(ls *leaderState, tps []TopicPartition, s
 		return failed, err
 	}
 	c.send(ls, b)
+	c.launchRecoveries(ls)
 	for tp, err := range failed {
 		c.log.Debug().Err(err).Str("partition", tp.String()).Str("strategy", s.String()).Msg("partition not online")
 	}
@@ -162,6 +163,7 @@ func (c *Controller) electLeaders(ls *leaderState, b *brokerchan.Batch, tps []To
 	failed map[TopicPartition]error) error {
 	env := c.env(ls)
 	unclean := map[string]uncleanSetting{}
+	settings := settingsCache{}
 	for round := 0; len(tps) > 0; round++ {
 		if round == maxElectionRounds {
 			for _, tp := range tps {
@@ -181,7 +183,12 @@ func (c *Controller) electLeaders(ls *leaderState, b *brokerchan.Batch, tps []To
 				continue
 			}
 			in := election.PartitionInput{Partition: tp, Assignment: ls.cc.partition(tp).assign, Current: reads[i].lai}
-			if s.Kind == election.OfflineKind && election.NeedsUncleanConfig(ls.cc, s.AllowUnclean, in) {
+			if c.needsTopicSettings() {
+				if err := c.fillTopicSettings(ls, &in, settings); err != nil {
+					failed[tp] = err
+					continue
+				}
+			} else if s.Kind == election.OfflineKind && election.NeedsUncleanConfig(ls.cc, s.AllowUnclean, in) {
 				u := c.uncleanFor(ls.ctx, tp.Topic, unclean)
 				if u.err != nil {
 					failed[tp] = u.err
@@ -191,7 +198,9 @@ func (c *Controller) electLeaders(ls *leaderState, b *brokerchan.Batch, tps []To
 			}
 			inputs, unknown = append(inputs, in), append(unknown, reads[i])
 		}
-		retry, err := c.applyElections(ls, b, election.ElectLeaders(env, s, inputs), unknown, failed)
+		results := election.ElectLeaders(env, s, inputs)
+		c.noteRecoveries(ls, inputs, results)
+		retry, err := c.applyElections(ls, b, results, unknown, failed)
 		if err != nil {
 			return err
 		}
@@ -240,6 +249,9 @@ func (c *Controller) applyElections(ls *leaderState, b *brokerchan.Batch, result
 			p.unknown = reads[i].unknown
 			c.setPartitionState(r.Partition, p, election.OnlinePartition)
 			b.AddLeaderAndIsr(r.Recipients, r.Partition, lai, p.assign, false)
+			if r.FromELR {
+				c.elrMetrics.fromELR.Inc()
+			}
 			if r.Unclean {
 				c.metrics.uncleanElections.Inc()
 				c.log.Warn().Str("partition", r.Partition.String()).Int32("leader", lai.Leader).

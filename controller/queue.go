@@ -21,6 +21,7 @@ const (
 	StateControlledShutdown    State = 8
 	StateIsrChange             State = 9
 	StateLeaderAndIsrResponse  State = 10
+	StateLogDirChange          State = 11
 	StateControllerShutdown    State = 12
 	StateUpdateMetadataReceive State = 16
 )

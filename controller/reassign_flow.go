@@ -384,9 +384,13 @@ func (c *Controller) replicasToNew(ls *leaderState, b *brokerchan.Batch, replica
 func (c *Controller) bumpLeaderEpochs(ls *leaderState, tps []TopicPartition) (
 	done map[TopicPartition]election.LeaderAndIsr, failed map[TopicPartition]error, err error) {
 	env := c.env(ls)
+	settings := settingsCache{}
 	done, failed, err = c.updateStates(ls, tps, "the leader epoch bump",
 		func(tp TopicPartition, cur *election.LeaderAndIsr) stateUpdate {
 			next, err := election.BumpLeaderEpoch(env, tp, cur)
+			if err == nil {
+				next, err = c.withELR(ls, tp, cur, next, settings)
+			}
 			return stateUpdate{next: next, write: true, err: err}
 		})
 	for tp, lai := range done {

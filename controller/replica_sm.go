@@ -105,13 +105,15 @@ func (c *Controller) replicasToOffline(ls *leaderState, replicas []replicaKey) e
 func (c *Controller) removeReplicasFromIsr(ls *leaderState, replica int32, tps []TopicPartition) (
 	done map[TopicPartition]election.LeaderAndIsr, failed map[TopicPartition]error, err error) {
 	env := c.env(ls)
+	settings := settingsCache{}
 	return c.updateStates(ls, tps, "ISR removal", func(tp TopicPartition, cur *election.LeaderAndIsr) stateUpdate {
 		d := election.RemoveReplicaFromISR(env, replica, tp, cur, ls.cc.deleting[tp.Topic])
 		switch d.Outcome {
 		case election.IsrUnchanged:
 			return stateUpdate{next: d.LeaderAndIsr}
 		case election.IsrWrite:
-			return stateUpdate{next: d.LeaderAndIsr, write: true}
+			next, err := c.withELR(ls, tp, cur, d.LeaderAndIsr, settings)
+			return stateUpdate{next: next, write: true, err: err}
 		case election.IsrFailed:
 			return stateUpdate{err: d.Err}
 		}

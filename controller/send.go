@@ -74,13 +74,14 @@ func (c *Controller) sendUpdateMetadata(ls *leaderState, brokers []int32, tps ..
 }
 
 // addChannel opens (or replaces) the channel to a broker on the
-// inter-broker listener.
+// control-plane listener when control.plane.listener.name is set, else the
+// inter-broker listener, as Kafka's ControllerChannelManager does.
 func (c *Controller) addChannel(ls *leaderState, b brokerchan.Broker) {
-	listener := c.conf.EffectiveInterBrokerListenerName()
+	listener := c.conf.ControllerToBrokerListenerName()
 	ep, ok := endpointOn(b.Endpoints, listener)
 	if !ok {
 		c.log.Error().Int32("broker", b.ID).Str("listener", listener).
-			Msg("broker has no endpoint on the inter-broker listener; it will get no requests")
+			Msg("broker has no endpoint on the controller-to-broker listener; it will get no requests")
 		ls.chans.RemoveBroker(b.ID)
 		return
 	}

@@ -52,6 +52,10 @@ func (e *watchEvent) state() State {
 		return StateTopicDeletion
 	case e.key.path == znodes.ReassignPartitionsPath:
 		return StateAlterPartitionReassignment
+	case e.key.path == znodes.IsrChangeNotificationPath:
+		return StateIsrChange
+	case e.key.path == znodes.LogDirEventNotificationPath:
+		return StateLogDirChange
 	}
 	if _, ok := znodes.ParsePartitionStatePath(e.key.path); ok {
 		return StateAlterPartitionReassignment

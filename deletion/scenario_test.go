@@ -2,100 +2,39 @@ package deletion
 
 import (
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cockroachdb/datadriven"
+
 	"github.com/kzadmin/kzadmin/controller/election"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.txt with the actual output")
-
-// TestScenarios runs the step-by-step scenarios in testdata. Each block is
-// a command, a "----" line and the expected output (the effects one step
-// produced, one per line), ended by a blank line. Lines starting with '#'
-// are comments. Run with -update to rewrite the expected outputs.
+// TestScenarios runs the step-by-step scenarios in testdata with
+// datadriven: each directive is a command, a "----" line and the expected
+// output (the effects one step produced, one per line; "(nothing)" when it
+// produced none). Lines starting with '#' are comments. Run with -rewrite
+// to regenerate the expected outputs.
 func TestScenarios(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no scenarios: %v", err)
-	}
-	for _, f := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(f), ".txt"), func(t *testing.T) { runScenario(t, f) })
-	}
-}
-
-type scenarioBlock struct {
-	comments []string
-	cmd      string
-	want     string
-	line     int
-}
-
-func parseScenario(t *testing.T, path string) []scenarioBlock {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(data), "\n")
-	var out []scenarioBlock
-	var cur scenarioBlock
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		switch {
-		case strings.HasPrefix(l, "#"):
-			cur.comments = append(cur.comments, l)
-		case strings.TrimSpace(l) == "":
-		default:
-			cur.cmd, cur.line = l, i+1
-			if i+1 >= len(lines) || lines[i+1] != "----" {
-				t.Fatalf("%s:%d: command without ---- line", path, i+1)
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		s := &scenario{c: newFakeCluster(), m: New(Options{})}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			args := make([]string, len(d.CmdArgs))
+			for i, a := range d.CmdArgs {
+				args[i] = a.String()
 			}
-			i += 2
-			var want []string
-			for ; i < len(lines) && lines[i] != ""; i++ {
-				want = append(want, lines[i])
+			got, err := s.run(d.Cmd, args)
+			if err != nil {
+				d.Fatalf(t, "%s: %v", d.FullCmd(), err)
 			}
-			cur.want = strings.Join(want, "\n")
-			out = append(out, cur)
-			cur = scenarioBlock{}
-		}
-	}
-	return out
-}
-
-func runScenario(t *testing.T, path string) {
-	blocks := parseScenario(t, path)
-	s := &scenario{c: newFakeCluster(), m: New(Options{})}
-	var rewritten strings.Builder
-	for i, b := range blocks {
-		got, err := s.run(b.cmd)
-		if err != nil {
-			t.Fatalf("%s:%d: %s: %v", path, b.line, b.cmd, err)
-		}
-		if got == "" {
-			got = "(nothing)"
-		}
-		if !*update && got != b.want {
-			t.Errorf("%s:%d: %s\n got:\n%s\nwant:\n%s", path, b.line, b.cmd, got, b.want)
-		}
-		if i > 0 {
-			rewritten.WriteString("\n")
-		}
-		for _, c := range b.comments {
-			rewritten.WriteString(c + "\n")
-		}
-		fmt.Fprintf(&rewritten, "%s\n----\n%s\n", b.cmd, got)
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(rewritten.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+			if got == "" {
+				return "(nothing)"
+			}
+			return got
+		})
+	})
 }
 
 // scenario holds the cluster and the manager a scenario acts on.
@@ -104,9 +43,7 @@ type scenario struct {
 	m *Manager
 }
 
-func (s *scenario) run(line string) (string, error) {
-	f := strings.Fields(line)
-	cmd, args := f[0], f[1:]
+func (s *scenario) run(cmd string, args []string) (string, error) {
 	if out, ok, err := s.setup(cmd, args); ok {
 		return out, err
 	}

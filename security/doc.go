@@ -26,6 +26,9 @@
 //	listener.name.<l>.plain.sasl.jaas.config  PlainLoginModule with user_<name>="<password>"
 //	sasl.server.max.receive.size          default 524288
 //	connection.failed.authentication.delay.ms  default 100
+//	sasl.mechanism.inter.broker.protocol  the controller's own SASL mechanism to brokers
+//	listener.name.<l>.<mechanism>.sasl.jaas.config  its username and password (client.go)
+//	ssl.endpoint.identification.algorithm https (default) checks broker host names
 //	authorizer.class.name   kafka.security.authorizer.AclAuthorizer turns ACLs on
 //	super.users             User:a;User:b
 //	allow.everyone.if.no.acl.found        default false

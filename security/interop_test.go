@@ -22,7 +22,7 @@ import (
 	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/integration/zktest"
-	"github.com/kzadmin/kzadmin/security/internal/testpki"
+	"github.com/kzadmin/kzadmin/internal/testpki"
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/security/scram"
 	"github.com/kzadmin/kzadmin/zkadmin"

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/kzadmin/kzadmin/controller/wire"
-	"github.com/kzadmin/kzadmin/security/internal/testpki"
+	"github.com/kzadmin/kzadmin/internal/testpki"
 	"github.com/kzadmin/kzadmin/security/scram"
 )
 

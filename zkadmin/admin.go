@@ -48,6 +48,8 @@ type Admin struct {
 	zk   *Client
 	cfg  config.Config
 	opts AdminOptions
+	// topics caches topic znodes for the create path (admin_topic_cache.go).
+	topics *topicCache
 }
 
 // NewAdmin returns an Admin working through c.
@@ -62,7 +64,7 @@ func NewAdmin(c *Client, opts AdminOptions) *Admin {
 	if opts.TopicIDs == nil {
 		opts.TopicIDs = rand.Reader
 	}
-	return &Admin{zk: c, cfg: cfg, opts: opts}
+	return &Admin{zk: c, cfg: cfg, opts: opts, topics: newTopicCache()}
 }
 
 // Client returns the ZooKeeper client the Admin works through.

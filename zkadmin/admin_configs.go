@@ -12,9 +12,11 @@ import (
 )
 
 // ConfigAlteration changes one config entity's overrides: a topic
-// (EntityType znodes.EntityTopics), or a broker (znodes.EntityBrokers, with
+// (EntityType znodes.EntityTopics), a broker (znodes.EntityBrokers, with
 // EntityName a broker id or znodes.DefaultEntityName for the cluster-wide
-// dynamic defaults, where max.partitions and max.broker.partitions live).
+// dynamic defaults, where max.partitions and max.broker.partitions live),
+// or a user (znodes.EntityUsers: EntityName is the user name, unsanitized,
+// or znodes.DefaultEntityName; see admin_users.go).
 type ConfigAlteration struct {
 	EntityType string
 	EntityName string
@@ -62,11 +64,12 @@ func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*Config
 		if err != nil {
 			return nil, err
 		}
-		ops, err := a.putOp(ctx, znodes.ConfigEntityPath(req.EntityType, req.EntityName), data, version)
+		znodeName := entityZNodeName(req.EntityType, req.EntityName)
+		ops, err := a.putOp(ctx, znodes.ConfigEntityPath(req.EntityType, znodeName), data, version)
 		if err != nil {
 			return nil, err
 		}
-		note, err := a.notificationOps(ctx, req.EntityType, req.EntityName)
+		note, err := a.notificationOps(ctx, req.EntityType, znodeName)
 		if err != nil {
 			return nil, err
 		}
@@ -94,9 +97,15 @@ func (a *Admin) entityRead(req ConfigAlteration) (ReadOptions, error) {
 			}
 		}
 		return ReadOptions{}, nil
+	case znodes.EntityUsers:
+		if req.EntityName == "" {
+			return ReadOptions{}, adminErr(KindInvalidRequest, req.EntityName, "The entity name for users must not be empty")
+		}
+		return ReadOptions{}, nil
 	}
 	return ReadOptions{}, adminErr(KindInvalidRequest, req.EntityName,
-		"Entity type %q is not supported; use %s or %s", req.EntityType, znodes.EntityTopics, znodes.EntityBrokers)
+		"Entity type %q is not supported; use %s, %s or %s", req.EntityType, znodes.EntityTopics, znodes.EntityBrokers,
+		znodes.EntityUsers)
 }
 
 // currentConfig returns the entity's overrides and znode version (-1 when
@@ -114,17 +123,17 @@ func (a *Admin) currentConfig(ctx context.Context, c *Cluster, req ConfigAlterat
 		}
 		return t.Config, t.ConfigVersion, nil
 	}
-	if req.EntityName == znodes.DefaultEntityName {
+	if req.EntityType == znodes.EntityBrokers && req.EntityName == znodes.DefaultEntityName {
 		if c.BrokerDefaultsErr != nil {
 			return nil, 0, malformed(resource, "alter the cluster-wide broker defaults", c.BrokerDefaultsErr)
 		}
 		return c.BrokerDefaults, c.BrokerDefaultsVersion, nil
 	}
-	cfg, version, err := a.ReadEntityConfig(ctx, req.EntityType, req.EntityName)
+	cfg, version, err := a.ReadEntityConfig(ctx, req.EntityType, entityZNodeName(req.EntityType, req.EntityName))
 	if err != nil {
 		var de *znodes.DecodeError
 		if errors.As(err, &de) {
-			return nil, 0, malformed(resource, "alter the configs of broker "+req.EntityName, err)
+			return nil, 0, malformed(resource, "alter the configs of "+resource, err)
 		}
 		return nil, 0, err
 	}
@@ -173,8 +182,11 @@ func applyAlteration(resource string, before map[string]string, req ConfigAltera
 
 // validateEntityConfig checks a complete set of overrides for an entity.
 func validateEntityConfig(entityType, name string, cfg map[string]string) error {
-	if entityType == znodes.EntityTopics {
+	switch entityType {
+	case znodes.EntityTopics:
 		return ValidateTopicConfig(name, cfg)
+	case znodes.EntityUsers:
+		return ValidateUserConfig(name, cfg)
 	}
 	return ValidateBrokerConfig(name, cfg)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/kzadmin/kzadmin/placement"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -30,8 +31,9 @@ type pendingTopic struct {
 }
 
 // CreateTopics creates many topics as CreateTopic creates one, but with one
-// cluster read per round instead of one per topic, and the writes packed
-// into few multis. Every topic is validated and planned against the counts
+// cluster read per round instead of one per topic (topic znodes known
+// unchanged come from the Admin's cache, see topicCache), and the writes
+// packed into few multis. Every topic is validated and planned against the counts
 // of the read plus the topics planned before it in the batch, so the batch
 // as a whole respects max.partitions and max.broker.partitions; a topic that
 // would exceed them (or is otherwise refused) gets its error and the rest go
@@ -93,15 +95,52 @@ func (a *Admin) CreateTopics(ctx context.Context, reqs []CreateTopicRequest) ([]
 // or a failure to talk to ZooKeeper.
 func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []CreateTopicOutcome,
 	attempt int) (rest []*pendingTopic, conflict, err error) {
-	c, err := a.ReadCluster(ctx, ReadOptions{AllTopics: true})
+	// The config znodes and the parents of /config/topics/<t> do not count
+	// for the limits, so they are read alongside the cluster rather than
+	// after it: should one change before the multi, its create (or its
+	// version-checked set) fails the multi like any lost race.
+	var pre createPrefetch
+	var wg sync.WaitGroup
+	wg.Go(func() { pre = a.prefetchCreates(ctx, pending) })
+	c, err := a.readForCreate(ctx)
+	wg.Wait()
+	if err == nil {
+		err = pre.err
+	}
 	if err != nil {
 		return nil, nil, failAll(out, pending, err)
 	}
-	plan, err := a.planCreates(ctx, c, pending, out, attempt)
+	plan, err := a.planCreates(ctx, c, pending, out, attempt, pre)
 	if err != nil {
 		return nil, nil, failAll(out, pending, err)
 	}
 	return a.commitCreates(ctx, c, plan, out, attempt)
+}
+
+// createPrefetch is what a round reads besides the cluster: each pending
+// topic's config znode, and the ops creating the missing parents of
+// /config/topics/<t>.
+type createPrefetch struct {
+	configs map[string]GetResult
+	parents []Op
+	err     error
+}
+
+func (a *Admin) prefetchCreates(ctx context.Context, pending []*pendingTopic) createPrefetch {
+	var pre createPrefetch
+	paths := make([]string, len(pending))
+	for i, p := range pending {
+		paths[i] = znodes.ConfigEntityPath(znodes.EntityTopics, p.req.Topic)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { pre.parents, pre.err = a.parentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x")) })
+	res := a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
+	wg.Wait()
+	pre.configs = make(map[string]GetResult, len(pending))
+	for i, p := range pending {
+		pre.configs[p.req.Topic] = res[i]
+	}
+	return pre
 }
 
 // failAll gives every pending topic the error of a failed ZooKeeper call.
@@ -124,7 +163,7 @@ type createPlan struct {
 // counts, records refusals and dry runs in out, and returns the topics to
 // write with their ops.
 func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingTopic, out []CreateTopicOutcome,
-	attempt int) (createPlan, error) {
+	attempt int, pre createPrefetch) (createPlan, error) {
 	limits := c.Limits()
 	names := slices.Clone(c.TopicNames)
 	planned := make(map[string]bool, len(pending))
@@ -150,16 +189,14 @@ func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingT
 	if len(ok) == 0 {
 		return plan, nil
 	}
-	if err := a.topicOps(ctx, ok); err != nil {
+	if err := topicOps(ok, pre.configs); err != nil {
 		return plan, err
 	}
 	var err error
 	if plan.fence, err = a.fenceOps(ctx, c); err != nil {
 		return plan, err
 	}
-	if plan.parents, err = a.parentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x")); err != nil {
-		return plan, err
-	}
+	plan.parents = pre.parents
 	for _, p := range ok {
 		if !p.req.DryRun {
 			plan.topics = append(plan.topics, p)
@@ -191,25 +228,21 @@ func addPlanned(l *placement.Limits, asg [][]int32) {
 
 // topicOps builds each topic's own ops: the config znode (created, or
 // overwritten at its version if a stale one is left, as Kafka does) and the
-// version 3 assignment with the new id. The config znodes' existence is
-// read in one pipelined batch.
-func (a *Admin) topicOps(ctx context.Context, topics []*pendingTopic) error {
-	paths := make([]string, len(topics))
-	for i, p := range topics {
-		paths[i] = znodes.ConfigEntityPath(znodes.EntityTopics, p.req.Topic)
-	}
-	cfgs := a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
-	for i, p := range topics {
+// version 3 assignment with the new id. configs are the config znodes as
+// prefetched.
+func topicOps(topics []*pendingTopic, configs map[string]GetResult) error {
+	for _, p := range topics {
+		path := znodes.ConfigEntityPath(znodes.EntityTopics, p.req.Topic)
 		cfgData, err := znodes.EntityConfig{Config: p.req.Config}.Encode()
 		if err != nil {
 			return fmt.Errorf("create topic %s: %w", p.req.Topic, err)
 		}
 		var cfgOp Op
-		switch r := cfgs[i]; {
+		switch r := configs[p.req.Topic]; {
 		case r.Err == nil:
-			cfgOp, p.cfgParent = SetOp(paths[i], cfgData, r.Stat.Version), false
+			cfgOp, p.cfgParent = SetOp(path, cfgData, r.Stat.Version), false
 		case errors.Is(r.Err, ErrNoNode):
-			cfgOp, p.cfgParent = CreateOp(paths[i], cfgData, Persistent), true
+			cfgOp, p.cfgParent = CreateOp(path, cfgData, Persistent), true
 		default:
 			return fmt.Errorf("create topic %s: %w", p.req.Topic, r.Err)
 		}

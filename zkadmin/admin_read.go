@@ -30,31 +30,11 @@ type ReadOptions struct {
 // phase as one pipelined batch. Decode failures are kept per item; only a
 // failure to talk to ZooKeeper fails the call.
 func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, error) {
-	c := &Cluster{Controller: -1, BrokerDefaultsVersion: -1, AllTopics: opts.AllTopics, byName: map[string]*Topic{}}
-	// The version of /brokers/topics must be read before any assignment:
-	// a creator that commits after this read bumps it and so fails our
-	// fenced multi, and one that committed before is in what we read next.
-	var side sideReads
-	var wg sync.WaitGroup
-	wg.Go(func() { side = a.readSide(ctx) })
-	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)
-	wg.Wait()
-	switch {
-	case err == nil:
-		c.TopicsExist, c.TopicsVersion = true, st.Version
-	case errors.Is(err, ErrNoNode):
-		c.TopicsVersion = -1
-	default:
-		return nil, fmt.Errorf("read cluster: %w", err)
+	c, side, err := a.readHead(ctx, opts.AllTopics)
+	if err != nil {
+		return nil, err
 	}
-	if err := side.apply(c); err != nil {
-		return nil, fmt.Errorf("read cluster: %w", err)
-	}
-	sort.Strings(names)
-	c.TopicNames = names
-	c.Config, c.ConfigErr = a.cfg.WithDynamic(c.BrokerDefaults)
-
-	want := names
+	want := c.TopicNames
 	if !opts.AllTopics {
 		want = nil
 		for _, n := range opts.Topics {
@@ -74,6 +54,36 @@ func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, er
 		}
 	}
 	return c, nil
+}
+
+// readHead reads what every cluster read starts with: /brokers/topics (its
+// children and data version) and, alongside, the brokers' ids, the
+// controller, the deletion markers, the pending legacy requests and the
+// dynamic defaults. The version of /brokers/topics is read before any
+// assignment: a creator that commits after this read bumps it and so fails
+// our fenced multi, and one that committed before is in what we read next.
+func (a *Admin) readHead(ctx context.Context, allTopics bool) (*Cluster, sideReads, error) {
+	c := &Cluster{Controller: -1, BrokerDefaultsVersion: -1, AllTopics: allTopics, byName: map[string]*Topic{}}
+	var side sideReads
+	var wg sync.WaitGroup
+	wg.Go(func() { side = a.readSide(ctx) })
+	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)
+	wg.Wait()
+	switch {
+	case err == nil:
+		c.TopicsExist, c.TopicsVersion = true, st.Version
+	case errors.Is(err, ErrNoNode):
+		c.TopicsVersion = -1
+	default:
+		return nil, side, fmt.Errorf("read cluster: %w", err)
+	}
+	if err := side.apply(c); err != nil {
+		return nil, side, fmt.Errorf("read cluster: %w", err)
+	}
+	sort.Strings(names)
+	c.TopicNames = names
+	c.Config, c.ConfigErr = a.cfg.WithDynamic(c.BrokerDefaults)
+	return c, side, nil
 }
 
 // sideReads are the reads that do not depend on the topic list.
@@ -147,14 +157,7 @@ func (s sideReads) apply(c *Cluster) error {
 // readTopics reads the broker registrations, the wanted topic znodes and
 // (configs) their config znodes in one pipelined batch.
 func (a *Admin) readTopics(ctx context.Context, c *Cluster, ids ChildrenResult, topics []string, configs bool) error {
-	var paths []string
-	for _, name := range ids.Children {
-		if _, err := znodes.ParseBrokerID(name); err == nil {
-			paths = append(paths, znodes.JoinPath(znodes.BrokerIDsPath, name))
-		} else {
-			c.BrokerErrors = append(c.BrokerErrors, BrokerError{Name: name, Err: err})
-		}
-	}
+	paths := c.brokerPaths(ids)
 	nb := len(paths)
 	for _, t := range topics {
 		paths = append(paths, znodes.TopicPath(t))
@@ -186,6 +189,20 @@ func (a *Admin) readTopics(ctx context.Context, c *Cluster, ids ChildrenResult, 
 		c.byName[t] = topic
 	}
 	return nil
+}
+
+// brokerPaths returns the registration paths of the ids listed, and
+// records names that are not broker ids in BrokerErrors.
+func (c *Cluster) brokerPaths(ids ChildrenResult) []string {
+	var paths []string
+	for _, name := range ids.Children {
+		if _, err := znodes.ParseBrokerID(name); err == nil {
+			paths = append(paths, znodes.JoinPath(znodes.BrokerIDsPath, name))
+		} else {
+			c.BrokerErrors = append(c.BrokerErrors, BrokerError{Name: name, Err: err})
+		}
+	}
+	return paths
 }
 
 func (c *Cluster) addBrokers(res []GetResult) error {

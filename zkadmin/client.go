@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/rs/zerolog"
@@ -24,6 +25,9 @@ type Client struct {
 	queue   *eventQueue
 	watches *watchRegistry
 	sess    *sessionTracker
+	// sessionEvents counts go-zookeeper's session state callbacks handled
+	// (see syncEvents).
+	sessionEvents atomic.Uint64
 
 	closeOnce sync.Once
 	lifeMu    sync.Mutex     // orders closing against inflight.Add
@@ -182,13 +186,13 @@ func (c *Client) eventLoop() {
 	for {
 		select {
 		case <-c.queue.signal:
-			for _, ev := range c.queue.drain() {
-				c.handle(ev)
+			for _, it := range c.queue.drain() {
+				c.handleQueued(it)
 			}
 		case <-c.closed:
 			// Deliver what arrived before Close, then end the rest.
-			for _, ev := range c.queue.drain() {
-				c.handle(ev)
+			for _, it := range c.queue.drain() {
+				c.handleQueued(it)
 			}
 			c.watches.closeAll(ErrClosed)
 			if ev, ok := c.sess.close(); ok {
@@ -199,8 +203,17 @@ func (c *Client) eventLoop() {
 	}
 }
 
+func (c *Client) handleQueued(it queued) {
+	if it.barrier != nil {
+		close(it.barrier)
+		return
+	}
+	c.handle(it.ev)
+}
+
 func (c *Client) handle(zev zk.Event) {
 	if zev.Type == zk.EventSession {
+		c.sessionEvents.Add(1)
 		ev, ok := c.sess.update(zev.State, c.conn.SessionID())
 		if !ok {
 			return

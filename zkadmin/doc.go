@@ -160,7 +160,14 @@
 // older tools, or scripts writing znodes by hand. Their writes are counted
 // when they have landed before our read, but one landing between our read
 // and our multi is not detected. A change of the limits themselves is
-// ordered only when /config/brokers/<default> existed at the read. Retries
-// re-read the whole cluster, so a create on a cluster of N topics costs N
-// pipelined reads (BenchmarkCreateTopicAmong).
+// ordered only when /config/brokers/<default> existed at the read.
+//
+// Creates do not re-read every topic znode each round: an Admin caches the
+// topic znodes it read, each with the data watch its read armed, and a
+// round uses an entry only when that watch has not fired by the time the
+// fence read has answered (an event barrier on the client makes that
+// check exact, whoever the writer was) and the connection has not dropped
+// since; see admin_topic_cache.go. A create on a cluster of N topics thus
+// costs the listing of N names, not N reads; other writes (AddPartitions,
+// reassignments) still read what they need afresh.
 package zkadmin

@@ -198,18 +198,30 @@ func (r *watchRegistry) len() int {
 // eventQueue is an unbounded FIFO between go-zookeeper's callback (which
 // runs on its receive loop and must never block) and the client's event
 // goroutine. Unbounded because dropping an event would lose a watch firing,
-// and a burst is bounded by the number of watches set.
+// and a burst is bounded by the number of watches set. A barrier (see
+// Client.syncEvents) rides in the same FIFO, so the event goroutine reaches
+// it only after every event queued before it.
 type eventQueue struct {
 	mu     sync.Mutex
-	items  []zk.Event
+	items  []queued
 	signal chan struct{} // capacity 1: "items is non-empty"
+}
+
+// queued is an event from go-zookeeper, or a barrier to close.
+type queued struct {
+	ev      zk.Event
+	barrier chan struct{}
 }
 
 func newEventQueue() *eventQueue { return &eventQueue{signal: make(chan struct{}, 1)} }
 
-func (q *eventQueue) push(ev zk.Event) {
+func (q *eventQueue) push(ev zk.Event) { q.add(queued{ev: ev}) }
+
+func (q *eventQueue) pushBarrier(ch chan struct{}) { q.add(queued{barrier: ch}) }
+
+func (q *eventQueue) add(it queued) {
 	q.mu.Lock()
-	q.items = append(q.items, ev)
+	q.items = append(q.items, it)
 	q.mu.Unlock()
 	select {
 	case q.signal <- struct{}{}:
@@ -217,8 +229,8 @@ func (q *eventQueue) push(ev zk.Event) {
 	}
 }
 
-// drain takes every queued event.
-func (q *eventQueue) drain() []zk.Event {
+// drain takes every queued item.
+func (q *eventQueue) drain() []queued {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	items := q.items

@@ -41,13 +41,19 @@ type PartitionState struct {
 	// non-empty; nil when absent or empty.
 	EligibleLeaderReplicas []int32
 	LastKnownELR           []int32
+	// ELRMinISR ("elr_min_isr", kzadmin's) is the effective
+	// min.insync.replicas the ELR fields were computed under. KIP-966 voids
+	// an ELR when min.insync.replicas changes; the controller compares this
+	// with the current value, so no config watch is needed for safety.
+	// Written only when non-zero; 0 when absent.
+	ELRMinISR int32
 	// Unknown holds top-level fields this package does not know.
 	Unknown map[string]json.RawMessage
 }
 
 func stateKnownFields() []string {
 	return []string{"version", "leader", "leader_epoch", "isr", "controller_epoch",
-		"leader_recovery_state", "eligible_leader_replicas", "last_known_elr"}
+		"leader_recovery_state", "eligible_leader_replicas", "last_known_elr", "elr_min_isr"}
 }
 
 // DecodePartitionState decodes a partition state znode; topic and partition
@@ -88,6 +94,9 @@ func DecodePartitionState(topic string, partition int32, data []byte) (Partition
 	if s.LastKnownELR, err = d.optionalInt32s(f, "last_known_elr"); err != nil {
 		return s, err
 	}
+	if s.ELRMinISR, err = d.optionalInt32(f, "", "elr_min_isr", 0); err != nil {
+		return s, err
+	}
 	s.Unknown = unknownFields(f, stateKnownFields()...)
 	return s, nil
 }
@@ -115,7 +124,7 @@ func (d decoder) optionalInt32s(f fields, key string) ([]int32, error) {
 // Encode writes version 1 in the key order Kafka's writer produces:
 // {"controller_epoch":7,"leader":1,"version":1,"leader_epoch":0,"isr":[1,2,3]}
 // followed by "leader_recovery_state":1 when recovering, then the ELR fields
-// when non-empty, then unknown fields.
+// (and elr_min_isr) when non-empty, then unknown fields.
 func (s PartitionState) Encode() ([]byte, error) {
 	const znode = "/brokers/topics/<t>/partitions/<p>/state"
 	if s.LeaderRecoveryState != LeaderRecovered && s.LeaderRecoveryState != LeaderRecovering {
@@ -139,6 +148,9 @@ func (s PartitionState) Encode() ([]byte, error) {
 	if len(s.LastKnownELR) > 0 {
 		w.key("last_known_elr")
 		w.int32s(s.LastKnownELR)
+	}
+	if s.ELRMinISR != 0 {
+		w.intField("elr_min_isr", int64(s.ELRMinISR))
 	}
 	if err := w.unknown(znode, s.Unknown, stateKnownFields()...); err != nil {
 		return nil, err

@@ -134,9 +134,9 @@ func TestPropertyPartitionState(t *testing.T) {
 		s := znodes.PartitionState{
 			Version: 1, Leader: g.int32(), LeaderEpoch: g.int32(), ISR: g.int32s(5), ControllerEpoch: g.int32(),
 			LeaderRecoveryState:    znodes.LeaderRecoveryState(g.r.IntN(2)),
-			EligibleLeaderReplicas: g.int32s(3), LastKnownELR: g.int32s(2),
+			EligibleLeaderReplicas: g.int32s(3), LastKnownELR: g.int32s(2), ELRMinISR: g.int32(),
 			Unknown: g.unknown("version", "leader", "leader_epoch", "isr", "controller_epoch",
-				"leader_recovery_state", "eligible_leader_replicas", "last_known_elr"),
+				"leader_recovery_state", "eligible_leader_replicas", "last_known_elr", "elr_min_isr"),
 		}
 		assertDeterministic(t, s)
 		roundTrip(t, s, decode)

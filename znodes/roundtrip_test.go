@@ -140,7 +140,7 @@ func TestRoundTripPartitionState(t *testing.T) {
 		{Version: 1, Leader: znodes.NoLeader},
 		{Version: 1, Leader: 2, LeaderEpoch: 2147483647, ISR: []int32{2, 1}, ControllerEpoch: 12},
 		{Version: 1, Leader: 3, LeaderEpoch: 5, ISR: []int32{3}, ControllerEpoch: 9, LeaderRecoveryState: znodes.LeaderRecovering},
-		{Version: 1, Leader: -1, LeaderEpoch: 6, ControllerEpoch: 9, EligibleLeaderReplicas: []int32{2, 3}, LastKnownELR: []int32{1}},
+		{Version: 1, Leader: -1, LeaderEpoch: 6, ControllerEpoch: 9, EligibleLeaderReplicas: []int32{2, 3}, LastKnownELR: []int32{1}, ELRMinISR: 2},
 		{Version: 1, Leader: 1, ISR: []int32{1}, Unknown: map[string]json.RawMessage{"future_field": raw(`{"a":1}`)}},
 	}
 	for _, c := range cases {

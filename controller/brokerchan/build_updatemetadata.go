@@ -111,7 +111,7 @@ func (b *Batch) liveBrokers(version int16) ([]kmsg.UpdateMetadataRequestLiveBrok
 		// A registered broker with the controller's id (which startup
 		// refuses) would otherwise appear twice.
 		if _, registered := b.view.Broker(self.ID); !registered {
-			brokers = append(slices.Clone(brokers), *self)
+			brokers = append(slices.Clone(brokers), withRack(*self, brokers))
 		}
 	}
 	slices.SortFunc(brokers, func(x, y Broker) int { return cmp.Compare(x.ID, y.ID) })
@@ -124,6 +124,34 @@ func (b *Batch) liveBrokers(version int16) ([]kmsg.UpdateMetadataRequestLiveBrok
 		out = append(out, lb)
 	}
 	return out, nil
+}
+
+// withRack gives the controller a rack when it has none and every
+// registered broker has one: a ZooKeeper-mode broker auto-creating a topic
+// places replicas over every live broker of its metadata, the controller
+// included, and Kafka's AdminUtils refuses outright ("Not all brokers have
+// rack information") when only some of them have a rack, which would stop
+// every auto-creation, __consumer_offsets included. The controller joins
+// the rack of the lowest broker id, so that it counts as one more broker
+// of an existing rack rather than a rack of its own (which rack-aware
+// placement would put in most partitions); the controller re-places any
+// replica it gets. Mixed clusters, which Kafka refuses anyway, are left
+// alone.
+func withRack(self Broker, brokers []Broker) Broker {
+	if self.Rack != nil || len(brokers) == 0 {
+		return self
+	}
+	var first *Broker
+	for i := range brokers {
+		if brokers[i].Rack == nil {
+			return self
+		}
+		if first == nil || brokers[i].ID < first.ID {
+			first = &brokers[i]
+		}
+	}
+	self.Rack = first.Rack
+	return self
 }
 
 // liveBroker describes one broker for version: v0 has the host and port of

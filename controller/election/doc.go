@@ -27,6 +27,30 @@
 //   - CheckImbalance: which partitions auto rebalance elects, per preferred
 //     broker, given leader.imbalance.per.broker.percentage.
 //   - PlanControlledShutdown / RemainingLeaders / ValidateControlledShutdown.
+//   - NextELR: KIP-966's eligible leader replicas, the one rule every ISR
+//     write goes through (elections apply it themselves; the controller
+//     applies it to AlterPartition, ISR removals and epoch bumps). With
+//     Env.ELR, Offline elects from the ISR, then the ELR, then takes the
+//     unclean path: Kafka's classic one (RecoveryOff), never (None), or
+//     ReasonRecoveryNeeded, after which the caller asks the replicas for
+//     their logs, decides with PickRecoveryLeader and elects with
+//     Recover(leader), which re-checks the ISR and ELR first.
+//
+// # ELR in ZooKeeper mode
+//
+// Kafka's ZooKeeper controller never empties the ISR: its last member stays,
+// with leader -1. NextELR works on that ISR unchanged, so the last member
+// stays in the ISR and is elected first when it returns, as in Kafka.
+// ZooKeeper-mode brokers never say whether they shut down cleanly, and a
+// lost session looks the same as a crash, so a broker restart is presumed
+// clean: ELR members keep their place across it, exactly as the last ISR
+// member always has in ZooKeeper mode. The last-known ELR therefore only
+// fills when a caller passes ELRParams.UncleanShutdown. Without the
+// broker-side high-watermark rule of KIP-966, the ELR protects records
+// acknowledged with acks=all (which brokers refuse below
+// min.insync.replicas), not acks=1 ones. ELRMinISR stamps the min ISR the
+// lists were computed under; a min.insync.replicas change voids them at the
+// next decision (KRaft clears them at once).
 //
 // # What the caller must do with a decision
 //

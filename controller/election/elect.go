@@ -16,6 +16,12 @@ type PartitionInput struct {
 	// (topic override, else the cluster default, else false). Offline reads it
 	// only when no live ISR member exists; see NeedsUncleanConfig.
 	UncleanEnabled bool
+	// MinISR is the topic's effective min ISR (EffectiveMinISR); only read
+	// when Env.ELR is set.
+	MinISR int32
+	// Recovery is the topic's unclean recovery mode (KIP-966). RecoveryOff,
+	// the zero value, keeps Kafka's classic unclean election.
+	Recovery RecoveryMode
 }
 
 // Result is the outcome of one partition's election.
@@ -32,6 +38,9 @@ type Result struct {
 	// Unclean is true when Offline chose a leader outside the ISR; the caller
 	// marks UncleanLeaderElectionsPerSec.
 	Unclean bool
+	// FromELR is true when the leader came from the ELR; the caller marks
+	// ElectionFromEligibleLeaderReplicasPerSec.
+	FromELR bool
 	// Err is an *ElectionError when no leader was elected.
 	Err error
 }
@@ -68,7 +77,9 @@ func ElectLeader(env Env, s Strategy, in PartitionInput) Result {
 	var c choice
 	switch s.Kind {
 	case OfflineKind:
-		c = chooseOffline(env.Live, in, s.AllowUnclean || in.UncleanEnabled)
+		c = chooseOffline(env, in, s.AllowUnclean)
+	case RecoveryKind:
+		c = chooseRecovered(env, in, s.Leader)
 	case ReassignKind:
 		c = chooseReassign(env.Live, in)
 	case PreferredKind:
@@ -85,7 +96,10 @@ func ElectLeader(env Env, s Strategy, in PartitionInput) Result {
 	if c.unclean && env.LeaderRecoverySupported {
 		next.LeaderRecoveryState = Recovering
 	}
-	return Result{Partition: in.Partition, LeaderAndIsr: next, Recipients: c.recipients, Unclean: c.unclean}
+	next = NextELR(cur, next, ELRParams{Enabled: env.ELR, MinISR: in.MinISR, Replicas: in.Assignment.Replicas,
+		Unclean: c.unclean})
+	return Result{Partition: in.Partition, LeaderAndIsr: next, Recipients: c.recipients, Unclean: c.unclean,
+		FromELR: c.fromELR}
 }
 
 // NeedsUncleanConfig reports whether an Offline election of in would consult
@@ -107,33 +121,86 @@ type choice struct {
 	isr        []int32
 	recipients []int32
 	unclean    bool
+	fromELR    bool
 	reason     Reason  // non-zero: no leader
 	candidates []int32 // what was examined, for the error
 }
 
 // chooseOffline: the first assigned replica that is online and in the ISR;
-// else, when unclean is allowed, the first online assigned replica. A clean
-// leader keeps the ISR filtered to online members; an unclean one gets an
-// ISR of itself. Recipients are the online assigned replicas.
-func chooseOffline(l Liveness, in PartitionInput, uncleanAllowed bool) choice {
-	tp, a, isr := in.Partition, in.Assignment.Replicas, in.Current.ISR
-	online := func(r int32) bool { return ReplicaOnline(l, r, tp) }
+// else, with ELR enabled, the first online assigned replica in the (valid)
+// ELR, which leads with an ISR of itself; else the unclean path. A clean
+// leader keeps the ISR filtered to online members. Recipients are the
+// online assigned replicas.
+//
+// The unclean path is Kafka's classic one (the first online assigned
+// replica, ISR of itself) when unclean election is allowed and the recovery
+// manager is off, or when an admin forces it (allowUnclean). With the
+// recovery manager on, None fails and Balanced or Aggressive fail with
+// ReasonRecoveryNeeded for the caller to ask the replicas for their logs.
+func chooseOffline(env Env, in PartitionInput, allowUnclean bool) choice {
+	a := in.Assignment.Replicas
 	if len(a) == 0 {
 		return choice{reason: ReasonNoReplicas}
 	}
-	live := filter(a, online)
-	if leader, ok := first(a, func(r int32) bool { return online(r) && slices.Contains(isr, r) }); ok {
-		return choice{leader: leader, isr: filter(isr, online), recipients: live}
+	if c, ok := chooseClean(env, in); ok {
+		return c
 	}
-	if !uncleanAllowed {
+	live := filter(a, func(r int32) bool { return ReplicaOnline(env.Live, r, in.Partition) })
+	switch {
+	case allowUnclean:
+	case in.Recovery == RecoveryOff && in.UncleanEnabled:
+	case in.Recovery == RecoveryBalanced || in.Recovery == RecoveryAggressive:
+		if len(live) == 0 {
+			return choice{reason: ReasonNoLiveReplica, candidates: a}
+		}
+		return choice{reason: ReasonRecoveryNeeded, candidates: a}
+	default:
 		return choice{reason: ReasonNoLiveInSyncReplica, candidates: a}
 	}
 	if len(live) == 0 {
 		return choice{reason: ReasonNoLiveReplica, candidates: a}
 	}
-	// No online ISR member exists, so the first online replica is outside
-	// the ISR: this is the unclean case by construction.
+	// No online ISR or ELR member exists, so the first online replica is
+	// outside both: this is the unclean case by construction.
 	return choice{leader: live[0], isr: []int32{live[0]}, recipients: live, unclean: true}
+}
+
+// chooseClean is the clean part of an offline election: a live ISR member,
+// else (ELR enabled) a live ELR member.
+func chooseClean(env Env, in PartitionInput) (choice, bool) {
+	tp, a, cur := in.Partition, in.Assignment.Replicas, in.Current
+	online := func(r int32) bool { return ReplicaOnline(env.Live, r, tp) }
+	live := filter(a, online)
+	if leader, ok := first(a, func(r int32) bool { return online(r) && slices.Contains(cur.ISR, r) }); ok {
+		return choice{leader: leader, isr: filter(cur.ISR, online), recipients: live}, true
+	}
+	if !env.ELR {
+		return choice{}, false
+	}
+	elr, _ := ValidELR(*cur, in.MinISR)
+	if leader, ok := first(a, func(r int32) bool { return online(r) && slices.Contains(elr, r) }); ok {
+		return choice{leader: leader, isr: []int32{leader}, recipients: live, fromELR: true}, true
+	}
+	return choice{}, false
+}
+
+// chooseRecovered elects the replica unclean recovery chose, after checking
+// again that no ISR or ELR member is live: one that came back while the
+// replicas were asked leads cleanly instead. The chosen replica must still
+// be an online assigned replica.
+func chooseRecovered(env Env, in PartitionInput, leader int32) choice {
+	a := in.Assignment.Replicas
+	if len(a) == 0 {
+		return choice{reason: ReasonNoReplicas}
+	}
+	if c, ok := chooseClean(env, in); ok {
+		return c
+	}
+	live := filter(a, func(r int32) bool { return ReplicaOnline(env.Live, r, in.Partition) })
+	if !slices.Contains(live, leader) {
+		return choice{reason: ReasonNoEligibleReplica, candidates: []int32{leader}}
+	}
+	return choice{leader: leader, isr: []int32{leader}, recipients: live, unclean: true}
 }
 
 // chooseReassign: the first target replica that is online and in the ISR.

@@ -28,6 +28,10 @@ const (
 	// ReasonNoEligibleReplica: Reassign or ControlledShutdown found no
 	// candidate meeting every condition of the strategy.
 	ReasonNoEligibleReplica
+	// ReasonRecoveryNeeded: Offline found no live ISR or ELR member and the
+	// topic's recovery strategy (Balanced or Aggressive) asks the replicas
+	// for their logs first. The caller starts an unclean recovery.
+	ReasonRecoveryNeeded
 )
 
 // String names the reason.
@@ -49,6 +53,8 @@ func (r Reason) String() string {
 		return "preferred replica not in the ISR"
 	case ReasonNoEligibleReplica:
 		return "no eligible replica"
+	case ReasonRecoveryNeeded:
+		return "no live ISR or ELR member; unclean recovery needed"
 	}
 	return fmt.Sprintf("Reason(%d)", int8(r))
 }

@@ -18,6 +18,10 @@ const (
 	// ControlledShutdownKind is ControlledShutdownPartitionLeaderElectionStrategy:
 	// moving leadership off a broker that asked to shut down.
 	ControlledShutdownKind
+	// RecoveryKind is kzadmin's KIP-966 unclean recovery: elect the replica
+	// the recovery manager chose from the replicas' logs, unless an ISR or
+	// ELR member came back meanwhile (then that one, cleanly).
+	RecoveryKind
 )
 
 // Strategy is an election strategy with its parameter. Build one with
@@ -29,6 +33,8 @@ type Strategy struct {
 	// ElectLeaders UNCLEAN; every automatic path passes false and lets the
 	// topic's unclean.leader.election.enable decide.
 	AllowUnclean bool
+	// Leader (Recovery only) is the replica the recovery manager chose.
+	Leader int32
 }
 
 // Offline returns OfflinePartitionLeaderElectionStrategy(allowUnclean).
@@ -45,6 +51,9 @@ func Preferred() Strategy { return Strategy{Kind: PreferredKind} }
 // ControlledShutdown returns ControlledShutdownPartitionLeaderElectionStrategy.
 func ControlledShutdown() Strategy { return Strategy{Kind: ControlledShutdownKind} }
 
+// Recover returns the unclean recovery election of leader.
+func Recover(leader int32) Strategy { return Strategy{Kind: RecoveryKind, Leader: leader} }
+
 // String renders the strategy as Kafka's toString does, because it appears
 // in the error message clients receive from ElectLeaders.
 func (s Strategy) String() string {
@@ -57,6 +66,8 @@ func (s Strategy) String() string {
 		return "PreferredReplicaPartitionLeaderElectionStrategy"
 	case ControlledShutdownKind:
 		return "ControlledShutdownPartitionLeaderElectionStrategy"
+	case RecoveryKind:
+		return "UncleanRecoveryStrategy(" + strconv.Itoa(int(s.Leader)) + ")"
 	}
 	return "Strategy(" + strconv.Itoa(int(s.Kind)) + ")"
 }
@@ -72,6 +83,9 @@ type Env struct {
 	// LeaderRecoverySupported is inter.broker.protocol.version >= 3.2-IV0:
 	// an unclean leader is then marked RECOVERING.
 	LeaderRecoverySupported bool
+	// ELR is eligible.leader.replicas.enable: elections consult the ELR
+	// after the ISR and every result goes through NextELR.
+	ELR bool
 }
 
 // ElectionType is the ElectLeaders request's ElectionType byte.

@@ -69,10 +69,13 @@ type LeaderAndIsr struct {
 	PartitionEpoch int32
 	// ControllerEpoch is the epoch of the controller that wrote the state.
 	ControllerEpoch int32
-	// ELR and LastKnownELR are KIP-966's extra znode fields. This package
-	// carries them through unchanged.
+	// ELR and LastKnownELR are KIP-966's extra znode fields, and ELRMinISR
+	// the effective min ISR they were computed under (0: none). NextELR is
+	// the only place that computes them; elections apply it, other
+	// decisions carry them through for the caller to apply it.
 	ELR          []int32
 	LastKnownELR []int32
+	ELRMinISR    int32
 }
 
 // Clone returns a deep copy.

@@ -23,7 +23,9 @@ type View struct {
 	// (design brief §3): node.id and its listeners' endpoints, no rack.
 	Self Broker
 	// Brokers are the registered brokers, ascending by id. Self is not
-	// among them.
+	// among them. A standby's view lists the active controller's node
+	// here instead, when it knows its endpoints, so that clients that
+	// reach only the standby can find the controller.
 	Brokers []Broker
 	// Topics maps topic name to topic. Topics queued for deletion are here
 	// with Deleting set.

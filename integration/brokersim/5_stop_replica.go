@@ -91,6 +91,7 @@ func (b *Broker) stopReplicaLocked(p stopPartition) int16 {
 	if cur == nil {
 		if p.delete {
 			delete(b.logs, p.tp)
+			delete(b.logEnds, p.tp)
 		}
 		return 0
 	}
@@ -103,6 +104,7 @@ func (b *Broker) stopReplicaLocked(p stopPartition) int16 {
 	delete(b.replicas, p.tp)
 	if p.delete {
 		delete(b.logs, p.tp)
+		delete(b.logEnds, p.tp)
 	}
 	return 0
 }

@@ -48,6 +48,7 @@ type Broker struct {
 	zkControllerID  int32
 	replicas        map[TopicPartition]*replica
 	logs            map[TopicPartition]znodes.UUID
+	logEnds         map[TopicPartition]logEnd // scripted by SetLogEnd
 	cache           metadataCache
 	received        map[int16]int64
 	sent            map[int16]int64
@@ -88,6 +89,7 @@ func newBroker(c *Cluster, spec BrokerSpec) (*Broker, error) {
 		port:           spec.Port,
 		zkControllerID: -1,
 		logs:           make(map[TopicPartition]znodes.UUID),
+		logEnds:        make(map[TopicPartition]logEnd),
 		received:       make(map[int16]int64),
 		sent:           make(map[int16]int64),
 		changed:        make(chan struct{}),

@@ -18,6 +18,9 @@
 //     (STALE_BROKER_EPOCH), the controller-epoch check
 //     (STALE_CONTROLLER_EPOCH), the per-partition leader-epoch rule, topic-id
 //     consistency and the StopReplica epoch rule (FENCED_LEADER_EPOCH).
+//   - It serves kzadmin's GetReplicaLogInfo (replicalog.GetReplicaLogInfoKey),
+//     which no real broker has, with log end offsets and epochs a test
+//     scripts with SetLogEnd (get_replica_log_info.go).
 //   - It keeps a replica state map (partition to leader, leader epoch, ISR,
 //     partition epoch, replicas, role), a metadata cache fed by
 //     UpdateMetadata (live brokers, controller id, partition states) and a

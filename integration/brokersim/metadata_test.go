@@ -10,6 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/controller/replicalog"
 )
 
 // TestMetadataWithKadm: a real client bootstraps against a simulated
@@ -125,14 +127,15 @@ func TestMetadataVersions(t *testing.T) {
 	}
 }
 
-// TestApiVersions: the served keys are advertised at Kafka 3.9's ranges.
+// TestApiVersions: the served keys are advertised at Kafka 3.9's ranges,
+// plus kzadmin's GetReplicaLogInfo v0.
 func TestApiVersions(t *testing.T) {
 	c := startCluster(t, Options{Brokers: specs(1)})
 	cc := dialBroker(t, c.Broker(1))
 	if err := cc.c.negotiate(testCtx(t), 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	want := map[int16]int16{3: 12, 4: 7, 5: 4, 6: 8, 18: 4}
+	want := map[int16]int16{3: 12, 4: 7, 5: 4, 6: 8, 18: 4, replicalog.GetReplicaLogInfoKey: 0}
 	if len(cc.c.versions) != len(want) {
 		t.Fatalf("advertised %v", cc.c.versions)
 	}

@@ -15,8 +15,9 @@ import (
 // stopping; a dead broker answers nothing.
 var errStopped = errors.New("brokersim: broker stopping")
 
-// servedKeys are the API keys a simulated broker answers (besides
-// ApiVersions, which the wire server answers itself).
+// servedKeys are the Kafka API keys a simulated broker answers (besides
+// ApiVersions, which the wire server answers itself, and kzadmin's
+// GetReplicaLogInfo; see get_replica_log_info.go).
 func servedKeys() []int16 {
 	return []int16{
 		kmsg.Metadata.Int16(),
@@ -36,6 +37,9 @@ func (b *Broker) newMux() (*wire.Mux, error) {
 		kmsg.UpdateMetadata.Int16(): b.handleUpdateMetadata,
 	}
 	mux := wire.NewMux()
+	if err := mux.Register(b.getReplicaLogInfoRoute()); err != nil {
+		return nil, fmt.Errorf("brokersim: %w", err)
+	}
 	for _, key := range servedKeys() {
 		vr, ok := wire.ZKBrokerRange(key)
 		if !ok {

@@ -69,8 +69,12 @@ func TestDropIn(t *testing.T) {
 		{"CreateProduceConsume", s.createProduceConsume},
 		{"KillLeader", s.killLeader},
 		{"ControlledShutdown", s.controlledShutdown},
+		{"Reassign", s.reassign},
+		{"AutoCreate", s.autoCreate},
 		{"DeleteTopic", s.deleteTopic},
 		{"StandbyTakesOver", s.standbyTakesOver},
+		{"WarmStandbyTakesOver", s.warmStandbyTakesOver},
+		{"PausedControllerResumes", s.pausedControllerResumes},
 		{"KafkaController", s.kafkaController},
 	}
 	for _, st := range steps {

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
@@ -37,6 +39,31 @@ type harness struct {
 	admin   *zkadmin.Admin
 	cluster *kafka.Cluster
 	dir     string // kzadmind logs
+
+	// stops end the kzadmind instances (and close their logs) when the
+	// whole test ends, not when the step that started one does: a
+	// step's standby must outlive it.
+	mu    sync.Mutex
+	stops []func()
+}
+
+// onClose registers f to run when the test that made the harness ends,
+// after the brokers have stopped.
+func (h *harness) onClose(f func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stops = append(h.stops, f)
+}
+
+// close runs the onClose functions, last registered first.
+func (h *harness) close() {
+	h.mu.Lock()
+	stops := h.stops
+	h.stops = nil
+	h.mu.Unlock()
+	for i := len(stops) - 1; i >= 0; i-- {
+		stops[i]()
+	}
 }
 
 func newHarness(t *testing.T, ctx context.Context) *harness {
@@ -54,29 +81,36 @@ func newHarness(t *testing.T, ctx context.Context) *harness {
 	t.Cleanup(obs.Close)
 	dir := t.TempDir()
 	t.Logf("zookeeper on %s up in %s; kzadmind logs in %s", zks.Addr(), since(began), dir)
-	return &harness{zks: zks, obs: obs, admin: zkadmin.NewAdmin(obs, zkadmin.AdminOptions{}), dir: dir}
+	h := &harness{zks: zks, obs: obs, admin: zkadmin.NewAdmin(obs, zkadmin.AdminOptions{}), dir: dir}
+	t.Cleanup(h.close)
+	return h
 }
 
 // startDaemon runs kzadmind in this process with node id id.
 func (h *harness) startDaemon(t *testing.T, ctx context.Context, id int32) *daemon.Daemon {
 	t.Helper()
+	return h.startDaemonConf(t, ctx, daemonConfig(h.zks.Addr(), chroot, id))
+}
+
+// startDaemonConf runs kzadmind in this process with configuration conf
+// (daemonConfig's, adjusted by the caller).
+func (h *harness) startDaemonConf(t *testing.T, ctx context.Context, conf config.Config) *daemon.Daemon {
+	t.Helper()
+	id := conf.NodeID
 	logFile, err := os.Create(h.logPath(id))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { logFile.Close() })
+	h.onClose(func() { logFile.Close() })
 	log := zerolog.New(logFile).Level(zerolog.InfoLevel).With().Timestamp().Logger()
-	d, err := daemon.Start(ctx, daemonConfig(h.zks.Addr(), chroot, id), daemon.Options{}, log)
+	d, err := daemon.Start(ctx, conf, daemon.Options{}, log)
 	if err != nil {
 		t.Fatalf("start kzadmind %d: %v", id, err)
 	}
-	stopped := false
-	t.Cleanup(func() {
-		if !stopped {
-			sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			_ = d.Stop(sctx)
-		}
+	h.onClose(func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = d.Stop(sctx) // a no-op for one a step stopped
 	})
 	return d
 }
@@ -121,7 +155,7 @@ func (h *harness) startChild(t *testing.T, ctx context.Context, id int32) *child
 		_ = cmd.Wait()
 		close(c.done)
 	}()
-	t.Cleanup(func() { c.kill() })
+	h.onClose(c.kill)
 	select {
 	case c.addr = <-ready:
 		return c
@@ -148,6 +182,10 @@ func (h *harness) startBrokers(t *testing.T, ctx context.Context, n int) {
 		Broker: kafka.BrokerOptions{SessionTimeout: sessionTimeout, Extra: map[string]string{
 			"log.segment.delete.delay.ms": strconv.FormatInt(segmentDeleteDelay.Milliseconds(), 10),
 			"log.initial.task.delay.ms":   strconv.FormatInt(initialTaskDelay.Milliseconds(), 10),
+			// What a topic auto-created by a broker gets (autocreate_test.go).
+			"auto.create.topics.enable":  "true",
+			"num.partitions":             strconv.Itoa(autoParts),
+			"default.replication.factor": strconv.Itoa(replicationFactor),
 		}},
 	})
 	if err != nil {

@@ -82,6 +82,19 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, "child: start:", err)
 		return 1
 	}
+	// Ready only once the controller has read /controller (arming its
+	// watch): a test that stops the active controller right after must
+	// find this one already contending for the seat.
+	err = pollUntil(ctx, 30*time.Second, 5*time.Millisecond, func() error {
+		if st := d.Controller().Status(); st.ActiveControllerID < 0 {
+			return fmt.Errorf("no controller seen: %+v", st)
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child: controller:", err)
+		return 1
+	}
 	fmt.Println(childReady + d.KafkaAddr())
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
@@ -41,11 +42,36 @@ func (s *dropin) cleanHandover(t *testing.T, ctx context.Context) *child {
 // killActive starts an in-process standby and kills the child (the active
 // controller) with SIGKILL.
 func (s *dropin) killActive(t *testing.T, ctx context.Context, ch *child) {
+	s.standby = s.h.startDaemon(t, ctx, standbyID)
+	to := s.killForTakeover(t, ctx, ch, s.standby, standbyID)
+	t.Logf("kill -9 of kzadmind %d: /controller gone after %s, %d won it after %s, ready after %s, every broker followed after %s",
+		ch.id, to.seat.gone, standbyID, to.seat.won, to.ready, to.followed)
+	s.figs.addTakeover(kzadmind, to.seat, to.followed)
+	s.figs.add("  kill → new controller ready (cold standby)", kzadmind, to.ready)
+	s.figs.add("  of which: old /controller expired → cold standby ready", kzadmind, to.ready-to.seat.gone)
+	s.tr.waitMore(t, ctx, "after the takeover", 200, time.Minute)
+	s.h.newTopicUnderEpoch(t, ctx, "dropin-after-takeover", to.epoch)
+	s.tr.verify(t, ctx, s.h.cluster.Addrs())
+	s.tr.start()
+}
+
+// takeover is what killForTakeover saw, from the kill on.
+type takeover struct {
+	seat            seat
+	ready, followed time.Duration
+	epoch           int32 // the new controller epoch
+}
+
+// killForTakeover waits until next, an in-process kzadmind with node id
+// nextID, sees the child ch as the active controller, kills ch with
+// SIGKILL, and waits until next has won /controller under the next epoch,
+// has loaded the cluster, and every broker follows it.
+func (s *dropin) killForTakeover(t *testing.T, ctx context.Context, ch *child, next *daemon.Daemon, nextID int32) takeover {
+	t.Helper()
 	h := s.h
-	s.standby = h.startDaemon(t, ctx, standbyID)
 	err := pollUntil(ctx, time.Minute, 10*time.Millisecond, func() error {
-		if st := s.standby.Controller().Status(); st.ActiveControllerID != childID {
-			return fmt.Errorf("standby sees %+v", st)
+		if st := next.Controller().Status(); st.ActiveControllerID != ch.id {
+			return fmt.Errorf("standby %d sees %+v", nextID, st)
 		}
 		return nil
 	})
@@ -59,32 +85,27 @@ func (s *dropin) killActive(t *testing.T, ctx context.Context, ch *child) {
 	s.tr.waitMore(t, ctx, "before the kill", 100, time.Minute)
 	start := time.Now()
 	ch.kill()
-	seat := h.watchSeat(ctx, start, func(id int32) bool { return id == standbyID })
-	if seat.err != nil {
-		t.Fatalf("kzadmind %d never took over: %v", standbyID, seat.err)
+	to := takeover{epoch: epoch + 1}
+	to.seat = h.watchSeat(ctx, start, func(id int32) bool { return id == nextID })
+	if to.seat.err != nil {
+		t.Fatalf("kzadmind %d never took over from %d: %v", nextID, ch.id, to.seat.err)
 	}
 	err = pollUntil(ctx, time.Minute, 5*time.Millisecond, func() error {
-		if st := s.standby.Controller().Status(); !st.Ready {
-			return fmt.Errorf("standby: %+v", st)
+		if st := next.Controller().Status(); !st.Ready {
+			return fmt.Errorf("standby %d: %+v", nextID, st)
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ready := time.Since(start)
-	h.waitBrokersFollow(t, ctx, standbyID)
-	followed := time.Since(start)
-	if _, now, err := h.controller(ctx); err != nil || now != epoch+1 {
-		t.Fatalf("controller epoch %d after the takeover (%v), want %d", now, err, epoch+1)
+	to.ready = time.Since(start)
+	h.waitBrokersFollow(t, ctx, nextID)
+	to.followed = time.Since(start)
+	if _, now, err := h.controller(ctx); err != nil || now != to.epoch {
+		t.Fatalf("controller epoch %d after the takeover (%v), want %d", now, err, to.epoch)
 	}
-	t.Logf("kill -9 of kzadmind %d: /controller gone after %s, %d won it after %s, ready after %s, every broker followed after %s",
-		childID, seat.gone, standbyID, seat.won, ready, followed)
-	s.figs.addTakeover(kzadmind, seat, followed)
-	s.tr.waitMore(t, ctx, "after the takeover", 200, time.Minute)
-	h.newTopicUnderEpoch(t, ctx, "dropin-after-takeover", epoch+1)
-	s.tr.verify(t, ctx, h.cluster.Addrs())
-	s.tr.start()
+	return to
 }
 
 // waitController waits until /controller names want.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller"
+	"github.com/kzadmin/kzadmin/controller/brokerchan"
 	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/security/zkacl"
@@ -41,6 +42,8 @@ type Daemon struct {
 	httpAddr  net.Addr
 	clusterID string
 	dev       *devParts
+	dir       *controllerDir // this node's endpoints, the active controller's
+	dirDone   chan struct{}  // closed when dir's goroutine has ended
 
 	cancel context.CancelFunc
 	done   chan error
@@ -71,13 +74,27 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	if err != nil {
 		return nil, err
 	}
+	dial, err := d.brokerDialer()
+	if err != nil {
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	d.ctrl, err = controller.New(controller.Config{
 		Conf: d.conf, ZK: d.zk, WarmStandby: d.conf.WarmStandby, Endpoints: d.endpoints(), Registry: reg,
-		Logger: log, // the controller tags its lines with component=controller
+		BrokerDial: brokerchan.DialFunc(dial),
+		Prober:     replicaLogProber(d.conf, dial),
+		Logger:     log, // the controller tags its lines with component=controller
 	})
 	if err != nil {
+		return nil, err
+	}
+	// Published before the controller competes, so that /controller never
+	// names this node without its endpoints being readable.
+	if d.dir, err = newControllerDir(d.zk, d.ctrl, d.conf.NodeID, d.endpoints(), log); err != nil {
+		return nil, err
+	}
+	if err := d.dir.publish(ctx); err != nil {
 		return nil, err
 	}
 	if err := d.serveWire(d.routes(authz)); err != nil {
@@ -89,6 +106,11 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	d.cancel = cancel
 	go func() { d.done <- d.ctrl.Run(runCtx) }()
+	d.dirDone = make(chan struct{})
+	go func() {
+		defer close(d.dirDone)
+		d.dir.run(runCtx)
+	}()
 	if d.dev != nil {
 		if err := d.dev.startBrokers(ctx, d.conf, opts, d.interBrokerAddr(), log); err != nil {
 			return nil, err
@@ -169,11 +191,18 @@ func defaultAdvertisedHost(dev bool) string {
 // routes builds a listener's mux: the broker→controller routes and the
 // admin APIs, whose Metadata advertises that listener's endpoints.
 func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.Mux, error) {
-	admin := zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf})
+	// One admin for every listener and connection, so that concurrent
+	// CreateTopics are group-committed (create_batcher.go).
+	admin := newCreateBatcher(zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf}))
 	view := newViewAdapter(d.ctrl, d.clusterID)
+	view.dir = d.dir
 	return func(listener string) (*wire.Mux, error) {
 		mux := wire.NewMux()
-		for _, r := range d.ctrl.BrokerRoutes() {
+		brokerRoutes, err := guardBrokerRoutes(d.ctrl.BrokerRoutes(), authz)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range brokerRoutes {
 			if err := mux.Register(r); err != nil {
 				return nil, fmt.Errorf("register broker route: %w", err)
 			}

@@ -115,6 +115,14 @@ func (d *Daemon) Stop(ctx context.Context) error {
 		}
 		d.cancel = nil
 	}
+	if d.dirDone != nil {
+		select {
+		case <-d.dirDone:
+		case <-ctx.Done():
+			errs = append(errs, fmt.Errorf("controller directory did not stop: %w", ctx.Err()))
+		}
+		d.dirDone = nil
+	}
 	d.teardown()
 	return errors.Join(errs...)
 }

@@ -15,11 +15,16 @@ import (
 type viewAdapter struct {
 	ctrl      *controller.Controller
 	clusterID string
+	// dir gives a standby the active controller's node, which its views
+	// then list among the brokers so that clients can find the controller
+	// (controller_dir.go); nil lists none.
+	dir *controllerDir
 
-	mu     sync.Mutex
-	last   *controller.MetadataView
-	view   *handler.View
-	topics map[*controller.TopicView]*handler.Topic
+	mu         sync.Mutex
+	last       *controller.MetadataView
+	lastActive *handler.Broker
+	view       *handler.View
+	topics     map[*controller.TopicView]*handler.Topic
 }
 
 func newViewAdapter(ctrl *controller.Controller, clusterID string) *viewAdapter {
@@ -41,7 +46,11 @@ func (a *viewAdapter) convert(mv *controller.MetadataView) *handler.View {
 	if mv == nil {
 		return &handler.View{ControllerID: -1, ClusterID: a.clusterID}
 	}
-	if mv == a.last {
+	var active *handler.Broker
+	if !mv.Active {
+		active = a.dir.activeNode(mv.ControllerID)
+	}
+	if mv == a.last && active == a.lastActive {
 		return a.view
 	}
 	v := &handler.View{
@@ -53,6 +62,9 @@ func (a *viewAdapter) convert(mv *controller.MetadataView) *handler.View {
 	for _, b := range mv.Brokers {
 		v.Brokers = append(v.Brokers, convertBroker(b))
 	}
+	if active != nil { // a standby's view has no brokers, so the order holds
+		v.Brokers = append(v.Brokers, *active)
+	}
 	cache := make(map[*controller.TopicView]*handler.Topic, len(mv.Topics))
 	for name, tv := range mv.Topics {
 		t, ok := a.topics[tv]
@@ -62,7 +74,7 @@ func (a *viewAdapter) convert(mv *controller.MetadataView) *handler.View {
 		cache[tv] = t
 		v.Topics[name] = t
 	}
-	a.last, a.view, a.topics = mv, v, cache
+	a.last, a.lastActive, a.view, a.topics = mv, active, v, cache
 	return v
 }
 

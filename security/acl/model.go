@@ -148,6 +148,10 @@ func (o Operation) String() string {
 	return "Unknown"
 }
 
+// EnumName is Kafka's enum constant name ("IDEMPOTENT_WRITE"), as
+// kafka-acls prints it.
+func (o Operation) EnumName() string { return enumName(o.String()) }
+
 // Operations lists the operations an ACL entry can name (All through
 // DescribeTokens).
 func Operations() []Operation {
@@ -173,6 +177,9 @@ func (p Permission) String() string {
 	}
 	return "Unknown"
 }
+
+// EnumName is Kafka's enum constant name ("ALLOW", "DENY").
+func (p Permission) EnumName() string { return enumName(p.String()) }
 
 // ParsePermission reads "Allow" or "Deny" (or ALLOW, DENY).
 func ParsePermission(s string) (Permission, bool) {

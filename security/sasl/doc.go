@@ -13,4 +13,9 @@
 // `kzadmin configs` works on the next connection without a cache to keep
 // in step; Kafka's brokers cache them and refresh on config change
 // notifications, with the same effect.
+//
+// The client side (client.go) is for kzadmind's own connections to
+// brokers on SASL listeners: Authenticate runs SaslHandshake v1 and
+// SaslAuthenticate v1 with PLAIN or SCRAM (scram.Client), and reports a
+// broker's refusal as *AuthError with Kafka's error code.
 package sasl

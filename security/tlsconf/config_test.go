@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/kzadmin/kzadmin/controller/wire"
-	"github.com/kzadmin/kzadmin/security/internal/testpki"
+	"github.com/kzadmin/kzadmin/internal/testpki"
 )
 
 type pki struct {

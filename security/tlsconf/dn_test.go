@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
-	"github.com/kzadmin/kzadmin/security/internal/testpki"
+	"github.com/kzadmin/kzadmin/internal/testpki"
 )
 
 var (

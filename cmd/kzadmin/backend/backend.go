@@ -165,12 +165,15 @@ type Reassignment struct {
 	Replicas  []int32
 }
 
-// ElectionType is preferred or unclean.
+// ElectionType is preferred, unclean or designated.
 type ElectionType string
 
 const (
 	Preferred ElectionType = "PREFERRED"
 	Unclean   ElectionType = "UNCLEAN"
+	// Designated elects the leader named for each partition (seed 003's
+	// ElectLeaders v3 DesiredLeaders); only the wire backend has it.
+	Designated ElectionType = "DESIGNATED"
 )
 
 // ElectionRequest asks for leader elections; no Partitions means every
@@ -178,7 +181,9 @@ const (
 type ElectionRequest struct {
 	Type       ElectionType
 	Partitions []TopicPartition
-	DryRun     bool
+	// Leaders, for Designated, is the leader wanted for Partitions[i].
+	Leaders []int32
+	DryRun  bool
 	// Timeout bounds waiting for the outcome where the backend must wait
 	// (ZooKeeper's unclean election); 0 means the backend's default.
 	Timeout time.Duration

@@ -16,7 +16,7 @@ import (
 func (a *app) configsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "configs",
-		Short: "Describe and alter topic and broker configs (kafka-configs.sh)",
+		Short: "Describe and alter topic, broker and user configs (kafka-configs.sh)",
 	}
 	cmd.AddCommand(a.configsDescribe(), a.configsAlter())
 	return group(cmd)
@@ -29,21 +29,23 @@ type entityFlags struct {
 }
 
 func (e *entityFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&e.typ, "entity-type", "", "topics or brokers")
-	f.StringVar(&e.name, "entity-name", "", "the topic name, or the broker id")
-	f.BoolVar(&e.dflt, "entity-default", false, "the cluster-wide broker defaults (/config/brokers/<default>)")
+	f.StringVar(&e.typ, "entity-type", "", "topics, brokers or users")
+	f.StringVar(&e.name, "entity-name", "", "the topic name, the broker id, or the user name")
+	f.BoolVar(&e.dflt, "entity-default", false, "the cluster-wide broker defaults (/config/brokers/<default>), "+
+		"or the default user quotas (/config/users/<default>)")
 }
 
 // resolve returns the entity type and names; none means all of the type.
 func (e entityFlags) resolve() (string, []string, error) {
-	typ := map[string]string{"topics": "topics", "topic": "topics", "brokers": "brokers", "broker": "brokers"}[e.typ]
+	typ := map[string]string{"topics": "topics", "topic": "topics", "brokers": "brokers", "broker": "brokers",
+		"users": "users", "user": "users"}[e.typ]
 	switch {
 	case typ == "":
-		return "", nil, usagef("--entity-type must be topics or brokers, not %q", e.typ)
+		return "", nil, usagef("--entity-type must be topics, brokers or users, not %q", e.typ)
 	case e.dflt && e.name != "":
 		return "", nil, usagef("give --entity-name or --entity-default, not both")
 	case e.dflt && typ == "topics":
-		return "", nil, usagef("--entity-default applies to brokers only")
+		return "", nil, usagef("--entity-default applies to brokers and users only")
 	case e.dflt:
 		return typ, []string{backend.DefaultEntity}, nil
 	case e.name != "":
@@ -58,6 +60,10 @@ func entityLabel(typ, name string) string {
 		return "brokers <default>"
 	case typ == "brokers":
 		return "broker " + name
+	case typ == "users" && name == backend.DefaultEntity:
+		return "users <default>"
+	case typ == "users":
+		return "user " + name
 	}
 	return "topic " + name
 }
@@ -66,7 +72,7 @@ func (a *app) configsDescribe() *cobra.Command {
 	var e entityFlags
 	var all bool
 	cmd := &cobra.Command{
-		Use:   "describe --entity-type topics|brokers [--entity-name NAME | --entity-default] [--all]",
+		Use:   "describe --entity-type topics|brokers|users [--entity-name NAME | --entity-default] [--all]",
 		Short: "Show config overrides",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -76,6 +82,9 @@ func (a *app) configsDescribe() *cobra.Command {
 			}
 			if all && typ != "topics" {
 				return usagef("--all applies to topics only")
+			}
+			if typ == "users" && a.g.BootstrapServer != "" {
+				return usagef("--entity-type users is not supported over --bootstrap-server; use --zookeeper")
 			}
 			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
 				entities, err := b.DescribeConfigs(ctx, typ, names)
@@ -179,11 +188,13 @@ func (a *app) configsAlter() *cobra.Command {
 	var add string
 	var del []string
 	cmd := &cobra.Command{
-		Use:   "alter --entity-type topics|brokers (--entity-name NAME | --entity-default) [--add-config k=v,...] [--delete-config k,...]",
+		Use:   "alter --entity-type topics|brokers|users (--entity-name NAME | --entity-default) [--add-config k=v,...] [--delete-config k,...]",
 		Short: "Add, change or remove config overrides",
 		Example: `  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --add-config retention.ms=3600000
   kzadmin configs alter --zookeeper zk:2181 --entity-type brokers --entity-default --add-config max.partitions=10000,max.broker.partitions=4000
-  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --delete-config retention.ms`,
+  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --delete-config retention.ms
+  kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]'
+  kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --delete-config SCRAM-SHA-512`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			typ, names, err := e.resolve()
@@ -197,6 +208,11 @@ func (a *app) configsAlter() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if typ == "users" {
+				if err := a.prepareUserConfigs(set); err != nil {
+					return err
+				}
+			}
 			req := backend.AlterConfigsRequest{EntityType: typ, Name: names[0], Set: set, Delete: parseNames(del), DryRun: a.g.DryRun}
 			if len(req.Set) == 0 && len(req.Delete) == 0 {
 				return usagef("nothing to do: give --add-config or --delete-config")
@@ -208,7 +224,7 @@ func (a *app) configsAlter() *cobra.Command {
 				}
 				return a.result(res, res.Writes, func() {
 					if req.Name == backend.DefaultEntity {
-						fmt.Fprintln(a.out, "Completed updating default config for brokers in the cluster.")
+						fmt.Fprintf(a.out, "Completed updating default config for %s in the cluster.\n", typ)
 					} else {
 						fmt.Fprintf(a.out, "Completed updating config for %s.\n", entityLabel(typ, req.Name))
 					}

@@ -13,11 +13,12 @@ import (
 
 func (a *app) electCommand() *cobra.Command {
 	var electionType, topic, jsonPath string
-	var partition int32
+	var partition, leader int32
 	var allPartitions bool
 	var waitTimeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "elect --election-type preferred|unclean (--topic T --partition P | --all-topic-partitions | --path-to-json-file F)",
+		Use: "elect --election-type preferred|unclean|designated (--topic T --partition P [--leader B] | " +
+			"--all-topic-partitions | --path-to-json-file F)",
 		Short: "Elect partition leaders (kafka-leader-election.sh)",
 		Long: `Run leader elections.
 
@@ -33,10 +34,17 @@ topic's previous setting back. Data not yet replicated to the new leader is
 lost: that is what unclean means.
 
 With --bootstrap-server both go through the ElectLeaders API, which answers
-once the controller has elected the leaders.`,
+once the controller has elected the leaders.
+
+designated: elects the named leader (--leader, or "leader" per entry of the
+JSON file) with ElectLeaders v3 DesiredLeaders (KIP-966, seed 003). It needs
+--bootstrap-server and a controller that serves v3 (kzadmind).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			req, err := electionRequest(cmd, electionType, topic, partition, allPartitions, jsonPath)
+			if err == nil {
+				err = designate(cmd, req, leader, jsonPath)
+			}
 			if err != nil {
 				return err
 			}
@@ -61,7 +69,8 @@ once the controller has elected the leaders.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&electionType, "election-type", "", "preferred or unclean")
+	f.StringVar(&electionType, "election-type", "", "preferred, unclean or designated")
+	f.Int32Var(&leader, "leader", -1, "designated: the broker to elect (with --topic and --partition)")
 	f.StringVar(&topic, "topic", "", "the topic of the partition to elect")
 	f.Int32Var(&partition, "partition", -1, "the partition to elect (with --topic)")
 	f.BoolVar(&allPartitions, "all-topic-partitions", false, "every partition that needs an election")
@@ -73,8 +82,8 @@ once the controller has elected the leaders.`,
 // electionRequest checks the flag combinations as kafka-leader-election.
 func electionRequest(cmd *cobra.Command, typ, topic string, partition int32, all bool, jsonPath string) (*backend.ElectionRequest, error) {
 	req := &backend.ElectionRequest{Type: backend.ElectionType(strings.ToUpper(typ))}
-	if req.Type != backend.Preferred && req.Type != backend.Unclean {
-		return nil, usagef("--election-type must be preferred or unclean")
+	if req.Type != backend.Preferred && req.Type != backend.Unclean && req.Type != backend.Designated {
+		return nil, usagef("--election-type must be preferred, unclean or designated")
 	}
 	sources := 0
 	for _, set := range []bool{topic != "", all, jsonPath != ""} {
@@ -113,6 +122,6 @@ func (a *app) printElection(typ backend.ElectionType, res *backend.ElectionResul
 	case typ == backend.Preferred:
 		fmt.Fprintf(a.out, "Requested a preferred leader election for partitions %s.\n", tpNames(res.Requested))
 	case len(res.Elected) > 0:
-		fmt.Fprintf(a.out, "Successfully completed leader election (UNCLEAN) for partitions %s\n", tpNames(res.Elected))
+		fmt.Fprintf(a.out, "Successfully completed leader election (%s) for partitions %s\n", typ, tpNames(res.Elected))
 	}
 }

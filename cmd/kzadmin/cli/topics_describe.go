@@ -168,26 +168,60 @@ func (a *app) printTopic(v *backend.ClusterView, t backend.Topic) {
 		head += "\tMarkedForDeletion: true"
 	}
 	fmt.Fprintln(a.out, head)
-	tab := newTable(a.out, "  PARTITION", "LEADER", "REPLICAS", "ISR", "NOTE")
+	elr := anyELR(t.Partitions)
+	tab := newTable(a.out, withELRHeader(elr, "  PARTITION", "LEADER", "REPLICAS", "ISR")...)
 	live, min := liveSet(v), minISR(t, v.BrokerDefaults)
 	for _, p := range t.Partitions {
-		tab.row("  "+strconv.Itoa(int(p.ID)), leaderText(p), ids(p.Replicas), ids(p.ISR), note(p, facts(p, live, min), v))
+		tab.row(withELRCells(elr, p, note(p, facts(p, live, min), v), "  "+strconv.Itoa(int(p.ID)), leaderText(p), ids(p.Replicas), ids(p.ISR))...)
 	}
 	tab.flush()
 }
 
+// anyELR reports whether some partition has an ELR or a last-known ELR:
+// only then does the table show the columns (Kafka 3.9's kafka-topics
+// prints "Elr:" and "LastKnownElr:" on every line; most clusters run
+// without ELR).
+func anyELR(ps []backend.Partition) bool {
+	for _, p := range ps {
+		if len(p.ELR) > 0 || len(p.LastKnownELR) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// withELRHeader appends the ELR columns (when shown) and NOTE.
+func withELRHeader(elr bool, cols ...string) []string {
+	if elr {
+		cols = append(cols, "ELR", "LAST-KNOWN-ELR")
+	}
+	return append(cols, "NOTE")
+}
+
+// withELRCells appends p's ELR cells (when shown) and the note.
+func withELRCells(elr bool, p backend.Partition, note string, cells ...string) []string {
+	if elr {
+		cells = append(cells, ids(p.ELR), ids(p.LastKnownELR))
+	}
+	return append(cells, note)
+}
+
 func (a *app) printFilteredPartitions(v *backend.ClusterView, topics []backend.Topic, f describeFilters) {
-	tab := newTable(a.out, "TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR", "NOTE")
 	live := liveSet(v)
+	elr := false
+	for _, t := range topics {
+		elr = elr || anyELR(t.Partitions)
+	}
+	tab := newTable(a.out, withELRHeader(elr, "TOPIC", "PARTITION", "LEADER", "REPLICAS", "ISR")...)
 	for _, t := range topics {
 		if t.Err != nil {
-			tab.row(t.Name, "-", "-", "-", "-", "error: "+t.Err.Error())
+			tab.row(withELRCells(elr, backend.Partition{}, "error: "+t.Err.Error(), t.Name, "-", "-", "-", "-")...)
 			continue
 		}
 		min := minISR(t, v.BrokerDefaults)
 		for _, p := range t.Partitions {
 			if pf := facts(p, live, min); f.keep(pf) {
-				tab.row(t.Name, strconv.Itoa(int(p.ID)), leaderText(p), ids(p.Replicas), ids(p.ISR), note(p, pf, v))
+				tab.row(withELRCells(elr, p, note(p, pf, v), t.Name, strconv.Itoa(int(p.ID)), leaderText(p), ids(p.Replicas), ids(p.ISR))...)
 			}
 		}
 	}
@@ -218,12 +252,6 @@ func note(p backend.Partition, pf partitionFacts, v *backend.ClusterView) string
 	}
 	if len(pf.offline) > 0 {
 		parts = append(parts, "offline "+ids(pf.offline))
-	}
-	if len(p.ELR) > 0 {
-		parts = append(parts, "elr "+ids(p.ELR))
-	}
-	if len(p.LastKnownELR) > 0 {
-		parts = append(parts, "last-known-elr "+ids(p.LastKnownELR))
 	}
 	return strings.Join(parts, "; ")
 }

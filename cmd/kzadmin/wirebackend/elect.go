@@ -16,14 +16,17 @@ import (
 // defaultElectionTimeout is ElectLeaders' default TimeoutMs.
 const defaultElectionTimeout = time.Minute
 
-// ElectLeaders sends ElectLeaders (v2; the CLI names no desired leaders,
-// so v3 is not needed) and reports what the controller did: partitions
+// ElectLeaders sends ElectLeaders (v2, or v3 with desired leaders for a
+// designated election; elect_designated.go) and reports what the controller did: partitions
 // elected, partitions whose leader was already the right one, and
 // refusals, which make the error. Without partitions every partition is
 // asked for, and the answer lists only those elected or refused.
 func (b *Backend) ElectLeaders(ctx context.Context, req backend.ElectionRequest) (*backend.ElectionResult, error) {
 	if req.DryRun {
 		return nil, noDryRun("elect", "ElectLeaders")
+	}
+	if req.Type == backend.Designated {
+		return b.electDesignated(ctx, req)
 	}
 	kreq := kmsg.NewPtrElectLeadersRequest()
 	switch req.Type {

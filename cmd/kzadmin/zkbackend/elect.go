@@ -21,6 +21,10 @@ const uncleanKey = "unclean.leader.election.enable"
 // ElectLeaders runs a preferred election through the legacy znode, or an
 // unclean one through the topic config (see electUnclean).
 func (b *Backend) ElectLeaders(ctx context.Context, req backend.ElectionRequest) (*backend.ElectionResult, error) {
+	if req.Type == backend.Designated {
+		return nil, usageError("designated elections need --bootstrap-server: ZooKeeper has no znode that names " +
+			"a desired leader; ElectLeaders v3 does")
+	}
 	c, err := b.admin.ReadCluster(ctx, zkadmin.ReadOptions{AllTopics: req.Partitions == nil,
 		Topics: topicsOf(req.Partitions), States: true, Configs: true})
 	if err != nil {
@@ -229,3 +233,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(out)
 	return out
 }
+
+// usageError is a request this backend cannot make; the CLI exits 2.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// UsageError marks the error for the CLI.
+func (usageError) UsageError() bool { return true }

@@ -1,5 +1,3 @@
-// Package testpki makes throwaway certificate authorities and
-// certificates for the security tests: PEM bytes, files and tls values.
 package testpki
 
 import (
@@ -127,4 +125,30 @@ func WriteFile(dir, name string, data []byte) (string, error) {
 		return "", fmt.Errorf("write %s: %w", p, err)
 	}
 	return p, nil
+}
+
+// Stores are a PEM keystore and truststore on disk, the files Kafka's
+// ssl.keystore.location and ssl.truststore.location (type PEM) name, and
+// kzadmind's too.
+type Stores struct {
+	Keystore   string // the leaf's key then its chain
+	Truststore string // the CA certificate
+}
+
+// WriteStores issues a leaf with o and writes it, with the CA, to dir as
+// <name>-keystore.pem and <name>-truststore.pem.
+func (ca *CA) WriteStores(dir, name string, o Options) (Stores, error) {
+	leaf, err := ca.Issue(o)
+	if err != nil {
+		return Stores{}, fmt.Errorf("issue %s: %w", name, err)
+	}
+	ks, err := WriteFile(dir, name+"-keystore.pem", leaf.KeystorePEM())
+	if err != nil {
+		return Stores{}, err
+	}
+	ts, err := WriteFile(dir, name+"-truststore.pem", ca.PEM())
+	if err != nil {
+		return Stores{}, err
+	}
+	return Stores{Keystore: ks, Truststore: ts}, nil
 }

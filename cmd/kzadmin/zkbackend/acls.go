@@ -1,0 +1,10 @@
+package zkbackend
+
+import (
+	"github.com/kzadmin/kzadmin/security/acl"
+)
+
+// ACLStore reads and writes Kafka's ACL znodes (/kafka-acl,
+// /kafka-acl-extended) with their change notifications, as Kafka's
+// AclAuthorizer does when kafka-acls runs against ZooKeeper.
+func (b *Backend) ACLStore() *acl.Store { return acl.NewStore(b.zk) }

@@ -1,0 +1,46 @@
+package zkbackend
+
+import (
+	"context"
+	"errors"
+	"sort"
+
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// userConfigs reads /config/users/<sanitized name> of the named users, or
+// of every user with a znode when none are named. Names are shown
+// desanitized, as kafka-configs shows them; SCRAM values are shown as
+// stored (salted keys, never passwords).
+func (b *Backend) userConfigs(ctx context.Context, names []string) ([]backend.EntityConfig, error) {
+	if len(names) == 0 {
+		kids, _, err := b.zk.Children(ctx, znodes.ConfigEntityTypePath(znodes.EntityUsers))
+		if err != nil && !errors.Is(err, zkadmin.ErrNoNode) {
+			return nil, err
+		}
+		for _, k := range kids {
+			n, err := znodes.DesanitizeEntityName(k)
+			if err != nil || k == znodes.DefaultEntityName {
+				n = k
+			}
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	out := make([]backend.EntityConfig, 0, len(names))
+	for _, n := range names {
+		zn := n
+		if n != znodes.DefaultEntityName {
+			zn = znodes.SanitizeEntityName(n)
+		}
+		cfg, _, err := b.admin.ReadEntityConfig(ctx, znodes.EntityUsers, zn)
+		var de *znodes.DecodeError
+		if err != nil && !errors.As(err, &de) {
+			return nil, err
+		}
+		out = append(out, backend.EntityConfig{EntityType: znodes.EntityUsers, Name: n, Overrides: cfg, Err: err})
+	}
+	return out, nil
+}

@@ -1,0 +1,95 @@
+package controller
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/controller/replicalog"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// shortFirstProber answers from fakeProber's table, but holds every
+// broker's answer other than first's until first's answer has been
+// returned, so the shorter log replies first.
+type shortFirstProber struct {
+	fakeProber
+	first     int32
+	firstDone chan struct{}
+}
+
+func (p *shortFirstProber) Probe(ctx context.Context, t replicalog.Target, parts []replicalog.Partition) ([]replicalog.Info, error) {
+	if t.BrokerID == p.first {
+		defer close(p.firstDone)
+		return p.fakeProber.Probe(ctx, t, parts)
+	}
+	select {
+	case <-p.firstDone:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return p.fakeProber.Probe(ctx, t, parts)
+}
+
+// TestUncleanRecoveryAggressiveHearsEveryLiveReplica: foo-0 (min ISR 1, so
+// no ELR) loses 2, then 3, then leader 1. 2 and 3 come back while the
+// topic's strategy is None; then it turns Aggressive and a broker change
+// (broker 4 returns) triggers the recovery with both live. 2, the shorter
+// log, replies first; Aggressive still elects 3, the longest log, instead
+// of the first reply.
+func TestUncleanRecoveryAggressiveHearsEveryLiveReplica(t *testing.T) {
+	prober := &shortFirstProber{
+		fakeProber: fakeProber{logs: map[int32]replicalog.Info{2: {LogEndOffset: 100, LastEpoch: 2}, 3: {LogEndOffset: 150, LastEpoch: 2}}},
+		first:      2, firstDone: make(chan struct{}),
+	}
+	sc := startSimCluster(t, elrOpts(func(c *config.Config) {
+		c.UncleanRecoveryManagerEnabled = true
+		c.UncleanRecoveryStrategy = config.RecoveryAggressive
+	}, prober), 1, 2, 3, 4)
+	setTopicConfig(t, sc.obs, "foo", map[string]string{"min.insync.replicas": "1", UncleanRecoveryStrategyKey: "None"})
+	createTopic(t, sc.obs, "foo", map[int32][]int32{0: {1, 2, 3}})
+	sc.waitLeader(t, "foo", 0, 1, 1, 2, 3)
+	sc.sim.Broker(2).Kill()
+	sc.waitState(t, "foo", 0, "isr 1,3", func(s election.LeaderAndIsr) bool { return slices.Equal(s.ISR, []int32{1, 3}) })
+	sc.sim.Broker(3).Kill()
+	sc.waitState(t, "foo", 0, "isr 1", func(s election.LeaderAndIsr) bool { return slices.Equal(s.ISR, []int32{1}) })
+	sc.sim.Broker(1).Kill()
+	sc.waitState(t, "foo", 0, "leaderless", func(s election.LeaderAndIsr) bool { return s.Leader == election.NoLeader })
+	sc.sim.Broker(4).Kill()
+	for _, id := range []int32{2, 3} {
+		if err := sc.sim.Broker(id).Restart(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "brokers 2 and 3 registered", func() bool {
+		n := 0
+		for _, b := range sc.ctl.c.Snapshot().Brokers {
+			if b.ID == 2 || b.ID == 3 {
+				n++
+			}
+		}
+		return n == 2
+	})
+	if st := readState(t, sc.obs, "foo", 0); st.Leader != election.NoLeader {
+		t.Fatalf("None elected %d", st.Leader)
+	}
+	data, err := znodes.EntityConfig{Config: map[string]string{"min.insync.replicas": "1"}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.obs.Set(testCtx(t), znodes.ConfigEntityPath("topics", "foo"), data, -1); err != nil {
+		t.Fatal(err)
+	}
+	if err := sc.sim.Broker(4).Restart(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	st := sc.waitState(t, "foo", 0, "recovered", func(s election.LeaderAndIsr) bool { return s.Leader != election.NoLeader })
+	if st.Leader != 3 {
+		t.Fatalf("Aggressive elected %v, want 3 (the longest log)", st)
+	}
+	if got := metricValue(t, sc.ctl, "kafka_controller_ControllerStats_UncleanRecoveryElectionsPerSec"); got != 1 {
+		t.Fatalf("UncleanRecoveryElectionsPerSec = %v", got)
+	}
+}

@@ -1,0 +1,121 @@
+package elr
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// produce writes records from..from+n-1 to partition 0 of topic, each
+// valued with its expected offset, with acks, giving up after timeout.
+// Idempotence is off so that acks=1 is possible and the producer needs no
+// producer id. extra adds client options.
+func produce(ctx context.Context, addrs []string, topic string, acks kgo.Acks, from, n int,
+	timeout time.Duration, extra ...kgo.Opt) error {
+	opts := append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.DefaultProduceTopic(topic),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(acks), kgo.DisableIdempotentWrite(),
+		kgo.RecordDeliveryTimeout(timeout)}, extra...)
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	recs := make([]*kgo.Record, n)
+	for i := range recs {
+		recs[i] = &kgo.Record{Partition: 0, Value: []byte(strconv.Itoa(from + i))}
+	}
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		return fmt.Errorf("produce %d records to %s-0: %w", n, topic, err)
+	}
+	if last := recs[n-1].Offset; last != int64(from+n-1) {
+		return fmt.Errorf("%s-0: last record at offset %d, want %d", topic, last, from+n-1)
+	}
+	return nil
+}
+
+// mustProduce is produce that must be acknowledged.
+func mustProduce(t *testing.T, ctx context.Context, h *harness, topic string, acks kgo.Acks, from, n int) {
+	t.Helper()
+	if err := produce(ctx, h.running(), topic, acks, from, n, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// endOffset is partition 0's high watermark as its leader reports it.
+func endOffset(t *testing.T, ctx context.Context, h *harness, topic string) int64 {
+	t.Helper()
+	adm, err := kadm.NewOptClient(kgo.SeedBrokers(h.running()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer adm.Close()
+	var end int64
+	err = pollUntil(ctx, time.Minute, 100*time.Millisecond, func() error {
+		offs, err := adm.ListEndOffsets(ctx, topic)
+		if err != nil {
+			return err
+		}
+		o, ok := offs.Lookup(topic, 0)
+		if !ok || o.Err != nil {
+			return fmt.Errorf("end offset of %s-0: %+v", topic, o)
+		}
+		end = o.Offset
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return end
+}
+
+// consumeAll reads partition 0 from the start up to its high watermark and
+// checks that record i holds value i for every i below acked: no
+// acknowledged record is missing or out of place. It returns the count.
+func consumeAll(t *testing.T, ctx context.Context, h *harness, topic string, acked int) int64 {
+	t.Helper()
+	end := endOffset(t, ctx, h, topic)
+	if end < int64(acked) {
+		t.Fatalf("%s-0 ends at offset %d: acknowledged records %d..%d are lost", topic, end, end, acked-1)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(h.running()...),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	cctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var values []string
+	for int64(len(values)) < end {
+		fs := cl.PollFetches(cctx)
+		if err := cctx.Err(); err != nil {
+			t.Fatalf("consume %s-0: %d of %d records: %v", topic, len(values), end, err)
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			if r.Offset != int64(len(values)) {
+				t.Fatalf("%s-0: record at offset %d after %d records", topic, r.Offset, len(values))
+			}
+			values = append(values, string(r.Value))
+		})
+	}
+	for i := range acked {
+		if values[i] != strconv.Itoa(i) {
+			t.Fatalf("%s-0 offset %d holds %q, want the acknowledged %d", topic, i, values[i], i)
+		}
+	}
+	return end
+}
+
+// sameSet reports whether xs holds exactly want, in any order.
+func sameSet(xs []int32, want ...int32) bool {
+	a, b := slices.Clone(xs), slices.Clone(want)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
+}

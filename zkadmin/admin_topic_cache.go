@@ -1,0 +1,178 @@
+package zkadmin
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// topicCache keeps the topic znodes that earlier creates read, so that a
+// create on a cluster of N topics does not re-read N znodes to count the
+// replicas for the partition limits (it did: go-zookeeper has no
+// multi-read, and every create read every topic).
+//
+// An entry may only be used when it provably holds the znode as of the
+// fence read of the round using it, that is as of the read of
+// /brokers/topics whose version the round's multi expects. Versions alone
+// cannot prove that: our writers bump the fence when they change an
+// assignment, but Kafka's tools, Kafka's controller (reassignments) and
+// scripts do not, and partitions can be added or moved without a change
+// to the children of /brokers/topics. So each entry carries the data watch
+// armed by the very read that filled it, and after the fence read the
+// round waits for the client's event barrier (Client.syncEvents): ZooKeeper
+// delivers the notification of any change the fence read can see before
+// the fence read's reply, so an entry whose watch has not fired by then is
+// current as of the fence read, from whichever writer the change came. An
+// entry is also dropped when the connection dropped or the session changed
+// since its read (the session-event count moved), because go-zookeeper
+// re-arms watches after a reconnect asynchronously.
+//
+// The limit guarantee itself does not rest on the cache: it is still the
+// fenced multi (see "Partition limits" in the package doc). The cache only
+// replaces re-reading znodes known not to have changed, so a round counts
+// exactly what a full re-read would have.
+//
+// Cost: one data watch per topic znode on this session (ZooKeeper keeps
+// one per path and session, however many readers ask), and entries left
+// over after a reconnect keep their never-fired channel registered until
+// the znode changes or the session ends.
+type topicCache struct {
+	mu      sync.Mutex
+	entries map[string]cachedTopic
+}
+
+type cachedTopic struct {
+	topic *Topic // as decoded; never changed once cached
+	watch <-chan Event
+	// sessionEvents is the client's session-event count before the read.
+	sessionEvents uint64
+}
+
+func newTopicCache() *topicCache { return &topicCache{entries: map[string]cachedTopic{}} }
+
+// current reports whether e still holds its znode, given the session-event
+// count that a barrier after the fence read returned.
+func (e cachedTopic) current(sessionEvents uint64) bool {
+	if e.sessionEvents != sessionEvents {
+		return false
+	}
+	select {
+	case <-e.watch:
+		return false
+	default:
+		return true
+	}
+}
+
+// lookup returns the current entries among names and the names to read,
+// and drops every entry that is no longer current.
+func (tc *topicCache) lookup(names []string, sessionEvents uint64) (hits map[string]*Topic, misses []string) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	hits = make(map[string]*Topic, len(tc.entries))
+	for _, n := range names {
+		e, ok := tc.entries[n]
+		if ok && e.current(sessionEvents) {
+			hits[n] = e.topic
+			continue
+		}
+		if ok {
+			delete(tc.entries, n)
+		}
+		misses = append(misses, n)
+	}
+	if len(tc.entries) > len(hits) {
+		// Entries of topics no longer listed: deleted, so their watch
+		// fired (or the session moved on).
+		for n, e := range tc.entries {
+			if hits[n] == nil && !e.current(sessionEvents) {
+				delete(tc.entries, n)
+			}
+		}
+	}
+	return hits, misses
+}
+
+func (tc *topicCache) put(name string, e cachedTopic) {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	tc.entries[name] = e
+}
+
+func (tc *topicCache) len() int {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return len(tc.entries)
+}
+
+// readForCreate is ReadCluster(ReadOptions{AllTopics: true}) for the
+// create path: the same reads in the same order, except that the topic
+// znodes still current in the cache (see topicCache) are not read again,
+// and those read are read with a watch and cached. The Cluster's Topics
+// may be shared with other reads: callers must not change them.
+func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
+	c, side, err := a.readHead(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	sessionEvents, err := a.zk.syncEvents(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read cluster: %w", err)
+	}
+	hits, misses := a.topics.lookup(c.TopicNames, sessionEvents)
+	brokerPaths := c.brokerPaths(side.brokerIDs)
+	topicPaths := make([]string, len(misses))
+	for i, n := range misses {
+		topicPaths[i] = znodes.TopicPath(n)
+	}
+	var brokers, topics []GetResult
+	var wg sync.WaitGroup
+	wg.Go(func() { brokers = a.zk.GetMany(ctx, brokerPaths, a.opts.MaxInFlight) })
+	topics = a.zk.GetManyW(ctx, topicPaths, a.opts.MaxInFlight)
+	wg.Wait()
+	if err := c.addBrokers(brokers); err != nil {
+		return nil, fmt.Errorf("read cluster: %w", err)
+	}
+	read := make(map[string]GetResult, len(misses))
+	for i, n := range misses {
+		read[n] = topics[i]
+	}
+	for _, n := range c.TopicNames {
+		t, err := a.createTopicOf(c, n, hits[n], read, sessionEvents)
+		if err != nil {
+			return nil, fmt.Errorf("read cluster: %w", err)
+		}
+		if t == nil {
+			continue // deleted since the listing
+		}
+		c.Topics = append(c.Topics, t)
+		c.byName[n] = t
+	}
+	return c, nil
+}
+
+// createTopicOf returns topic n for readForCreate: the cached one, or the
+// one just read (which it caches when the read left a watch).
+func (a *Admin) createTopicOf(c *Cluster, n string, hit *Topic, read map[string]GetResult,
+	sessionEvents uint64) (*Topic, error) {
+	marked := c.MarkedForDeletion[n]
+	if hit != nil {
+		if hit.MarkedForDeletion != marked {
+			cp := *hit // the marker is not part of the topic znode
+			cp.MarkedForDeletion = marked
+			return &cp, nil
+		}
+		return hit, nil
+	}
+	r := read[n]
+	t, err := newTopic(n, r, marked)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	if r.Watch != nil {
+		a.topics.put(n, cachedTopic{topic: t, watch: r.Watch, sessionEvents: sessionEvents})
+	}
+	return t, nil
+}

@@ -32,9 +32,8 @@ func (s *dropin) active() *daemon.Daemon {
 // handOverToChild starts a kzadmind child with node id id and stops the
 // in-process active controller cleanly, so that the child takes over at
 // once (it can then be killed or paused); it waits until every broker
-// follows the child. The brokers contend for the released seat too; the
-// child, already watching /controller, wins that race (as in
-// cleanHandover).
+// follows the child. The brokers contend for the released seat too
+// (wonOrReclaim).
 func (s *dropin) handOverToChild(t *testing.T, ctx context.Context, id int32) *child {
 	t.Helper()
 	h := s.h
@@ -44,7 +43,7 @@ func (s *dropin) handOverToChild(t *testing.T, ctx context.Context, id int32) *c
 		t.Fatal(err)
 	}
 	s.first, s.standby = nil, nil
-	h.waitController(t, ctx, id)
+	h.waitSeat(t, ctx, began, id)
 	h.waitBrokersFollow(t, ctx, id)
 	t.Logf("handed over to kzadmind child %d: every broker followed after %s", id, since(began))
 	return ch

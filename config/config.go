@@ -123,6 +123,17 @@ type Config struct {
 	// Kafka's standbys hold nothing. Off by default: each warm standby
 	// re-reads every state znode the active controller writes.
 	WarmStandby bool
+	// ReclaimFromBrokers (kzadmin.controller.reclaim.from.brokers) makes a
+	// standby take the controller seat back when a Kafka broker holds it:
+	// every ZooKeeper-mode broker also competes for /controller, and one
+	// that wins would otherwise stay controller until it dies. The standby
+	// replaces the broker's /controller in one multi conditional on the
+	// versions it read (the broker resigns, as it does when /controller is
+	// deleted), with a backoff that grows while brokers keep taking the
+	// seat back. A difference from Kafka, where any broker may stay
+	// controller; on by default, since a drop-in controller that silently
+	// stops being the controller is not one.
+	ReclaimFromBrokers bool
 	// AutoLeaderRebalanceEnable (auto.leader.rebalance.enable) moves
 	// leadership back to preferred replicas. Dynamic here, static in Kafka.
 	AutoLeaderRebalanceEnable bool
@@ -210,6 +221,7 @@ func Default() Config {
 		UncleanRecoveryTimeout:             300000 * time.Millisecond,
 		MinInsyncReplicas:                  1,
 		AutoLeaderRebalanceEnable:          true,
+		ReclaimFromBrokers:                 true,
 		LeaderImbalancePerBrokerPercentage: 10,
 		LeaderImbalanceCheckInterval:       300 * time.Second,
 		ControllerSocketTimeout:            30000 * time.Millisecond,

@@ -50,6 +50,7 @@ func TestDefaults(t *testing.T) {
 		"min.insync.replicas":                     "1",
 		"auto.leader.rebalance.enable":            "true",
 		"kzadmin.warm.standby":                    "false",
+		"kzadmin.controller.reclaim.from.brokers": "true",
 		"leader.imbalance.per.broker.percentage":  "10",
 		"leader.imbalance.check.interval.seconds": "300",
 		"controller.socket.timeout.ms":            "30000",

@@ -81,6 +81,7 @@ func TestParseEveryKey(t *testing.T) {
 		{"unclean.recovery.timeout.ms", "60000", "60000"},
 		{"auto.leader.rebalance.enable", "false", "false"},
 		{"kzadmin.warm.standby", "true", "true"},
+		{"kzadmin.controller.reclaim.from.brokers", "False", "false"},
 		{"leader.imbalance.per.broker.percentage", "25", "25"},
 		{"leader.imbalance.check.interval.seconds", "30", "30"},
 		{"controller.socket.timeout.ms", "5000", "5000"},

@@ -26,7 +26,25 @@ func (c Config) validate() []*ValueError {
 			errs = append(errs, &ValueError{Key: s.name, Value: shownValue(s.name, s.get(c)), Reason: reason})
 		}
 	}
-	return append(errs, c.validateListeners()...)
+	errs = append(errs, c.validateListeners()...)
+	return append(errs, c.validateELR()...)
+}
+
+// validateELR refuses eligible.leader.replicas.enable below IBP 2.7-IV2.
+// Leaders on older protocol versions send no AlterPartition: they write
+// the ISR into the state znode themselves, rewriting it without the ELR
+// fields they do not know, so the lists would silently vanish; and every
+// ELR write by the controller bumps the znode version those leaders use for
+// their conditional updates, failing their ISR changes until the next
+// LeaderAndIsr. Either way the ELR could not be trusted.
+func (c Config) validateELR() []*ValueError {
+	if !c.EligibleLeaderReplicasEnable || c.InterBrokerProtocolVersion.AlterPartitionSupported() {
+		return nil
+	}
+	return []*ValueError{{Key: "eligible.leader.replicas.enable", Value: "true", Reason: fmt.Sprintf(
+		"needs inter.broker.protocol.version %s or later (it is %s): brokers on older versions write the ISR "+
+			"into ZooKeeper themselves and drop the ELR; raise inter.broker.protocol.version or turn "+
+			"eligible.leader.replicas.enable off", IBP2_7_IV2, c.InterBrokerProtocolVersion)}}
 }
 
 func joinValueErrors(errs []*ValueError) error {

@@ -89,8 +89,13 @@ type Controller struct {
 	dirtyTopic map[string]bool
 	pids       pidPool // this node's producer ids, for InitProducerId
 
+	// seat is the election bookkeeping that outlives leaderships (seat.go).
+	seat seatState
 	// standby is the warm standby, when WarmStandby and not active.
 	standby *standbyState
+	// configs tracks /config/changes and the dynamic defaults for the
+	// current leadership (config_watch.go).
+	configs *configState
 
 	// Published by the loop for other goroutines.
 	status      atomic.Pointer[Status]
@@ -148,6 +153,10 @@ func New(cfg Config) (*Controller, error) {
 	if err != nil {
 		return nil, fmt.Errorf("controller: register metrics: %w", err)
 	}
+	sm, err := newSeatMetrics(cfg.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("controller: register metrics: %w", err)
+	}
 	c := &Controller{
 		cfg: cfg, conf: cfg.Conf, zk: cfg.ZK, ibp: ibp, metrics: m,
 		log:        cfg.Logger.With().Str("component", "controller").Int32("node_id", cfg.Conf.NodeID).Logger(),
@@ -159,6 +168,7 @@ func New(cfg Config) (*Controller, error) {
 		delMetrics: dm,
 		elrMetrics: em,
 	}
+	c.seat.metrics = sm
 	c.status.Store(&Status{ActiveControllerID: -1})
 	c.viewChanged = make(chan struct{})
 	c.lastView = &MetadataView{ControllerID: -1, Topics: map[string]*TopicView{}}
@@ -249,6 +259,7 @@ func (c *Controller) process(ctx context.Context, ev event) {
 	st := ev.state()
 	c.metrics.state.Set(float64(st))
 	start := time.Now()
+	c.seat.calls = 0
 	err := c.handle(ctx, ev)
 	switch {
 	case errors.Is(err, zkadmin.ErrControllerMoved):
@@ -293,6 +304,8 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onReassignZnodeEvent(e)
 	case *standbyEvent:
 		return c.onStandbyEvent(e)
+	case *reclaimEvent:
+		return c.onReclaim(ctx, e)
 	case *allocateProducerIDsEvent:
 		return c.onAllocateProducerIDs(e)
 	case *initProducerIDEvent:
@@ -336,6 +349,9 @@ func (c *Controller) onWatch(ctx context.Context, e *watchEvent) error {
 	path := e.key.path
 	switch {
 	case path == znodes.ControllerPath:
+		if e.zev.Type == zkadmin.EventNodeDeleted && !e.retry {
+			return c.electFast(ctx) // seat.go
+		}
 		if e.zev.Type == zkadmin.EventNodeDeleted {
 			return c.maybeResignAndElect(ctx)
 		}
@@ -356,6 +372,8 @@ func (c *Controller) onWatch(ctx context.Context, e *watchEvent) error {
 		return c.onIsrChangeNotification(c.leader)
 	case path == znodes.LogDirEventNotificationPath:
 		return c.onLogDirEventNotification(c.leader)
+	case path == znodes.ConfigChangesPath:
+		return c.onConfigChanges(c.leader)
 	}
 	if id, ok := znodes.ParseBrokerIDPath(path); ok {
 		return c.onBrokerModification(c.leader, id)

@@ -86,6 +86,13 @@
 // controller sends it LeaderAndIsr for all its replicas and takes those it
 // reports on the failed directory offline (logdir_notify.go).
 //
-// Not yet here: unclean-config change triggers. DESIGN.md describes
-// goroutine ownership.
+// Config changes: the controller watches /config/changes itself (Kafka's
+// controller is a broker and hears them through its config handler). A
+// topic or cluster default enabling unclean election or unclean recovery
+// retries the offline partitions at once, and a min.insync.replicas change
+// clears the voided ELRs; the cluster-wide dynamic defaults feed every
+// election (config_watch.go). ElectLeaders v3's desired leaders run
+// designated elections, the operator's manual recovery (designated.go).
+//
+// DESIGN.md describes goroutine ownership.
 package controller

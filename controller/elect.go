@@ -12,11 +12,17 @@ import (
 
 // readControllerID reads /controller and re-arms its exists watch: -1 when
 // it is absent or unparsable (Kafka's getControllerId returns None then).
+// It records the holder (for reclaiming) and, when another node holds the
+// seat, makes sure the epoch is cached with a watch, so that the seat's
+// next vacancy is answered with the election multi alone (seat.go).
 func (c *Controller) readControllerID(ctx context.Context) (int32, error) {
+	c.seatCall()
 	if _, err := c.ctrlWatch.exists(ctx, c.zk, znodes.ControllerPath); err != nil {
 		return -1, fmt.Errorf("watch %s: %w", znodes.ControllerPath, err)
 	}
-	data, _, err := c.zk.Get(ctx, znodes.ControllerPath)
+	c.seatCall()
+	data, stat, err := c.zk.Get(ctx, znodes.ControllerPath)
+	c.seat.holder = seatHolder{id: -1}
 	if errors.Is(err, zkadmin.ErrNoNode) {
 		return -1, nil
 	}
@@ -31,20 +37,33 @@ func (c *Controller) readControllerID(ctx context.Context) (int32, error) {
 	if reg.KRaftControllerEpoch > znodes.NoKRaftControllerEpoch {
 		c.log.Warn().Int32("kraft_epoch", reg.KRaftControllerEpoch).Msg("a KRaft controller holds /controller")
 	}
+	c.seat.holder = seatHolder{id: reg.BrokerID, czxid: stat.Czxid,
+		kraft: reg.KRaftControllerEpoch > znodes.NoKRaftControllerEpoch}
+	if reg.BrokerID != c.nodeID {
+		c.refreshEpoch(ctx)
+	}
 	return reg.BrokerID, nil
 }
 
 // elect is Kafka's elect(): if the seat is empty, win /controller and bump
-// /controller_epoch in one multi, then take over.
+// /controller_epoch in one multi, then take over. If a Kafka broker holds
+// the seat, a reclaim may be scheduled (seat_reclaim.go).
 func (c *Controller) elect(ctx context.Context) error {
 	id, err := c.readControllerID(ctx)
 	c.setActiveID(id)
-	if err != nil || id != -1 {
+	if err != nil {
 		return err
 	}
+	if id != -1 {
+		c.considerReclaim(ctx)
+		return nil
+	}
 	sess := c.zk.Session()
-	barrier := c.warmBarrier(ctx)
-	epoch, zkVersion, err := c.registerController(ctx)
+	cur, err := c.armedEpoch(ctx)
+	if err != nil {
+		return fmt.Errorf("controller election: %w", err)
+	}
+	epoch, zkVersion, err := c.registerController(ctx, cur)
 	if errors.Is(err, errLostElection) {
 		c.log.Info().Msg("another node won the controller election")
 		return c.maybeResign(ctx)
@@ -52,23 +71,7 @@ func (c *Controller) elect(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("controller election: %w", err)
 	}
-	c.setActiveID(c.nodeID)
-	c.log.Info().Int32("epoch", epoch).Int32("epoch_zk_version", zkVersion).Msg("elected controller")
-	ls, err := c.leaderStateFor(ctx, epoch, zkVersion, sess, barrier)
-	if err != nil {
-		return err
-	}
-	c.leader = ls
-	c.metrics.elected()
-	c.publishStatus()
-	if err := c.onControllerFailover(ls); err != nil {
-		if errors.Is(err, zkadmin.ErrControllerMoved) {
-			return err
-		}
-		c.log.Error().Err(err).Msg("controller failover failed; giving up the seat")
-		c.triggerControllerMove(ctx, "failover failed")
-	}
-	return nil
+	return c.becomeController(ctx, epoch, zkVersion, sess, "election")
 }
 
 // errLostElection: the multi failed because another node registered first
@@ -77,26 +80,27 @@ var errLostElection = errors.New("lost the controller election")
 
 // registerController is KafkaZkClient.registerControllerAndIncrementControllerEpoch:
 // one multi creating the ephemeral /controller and setting
-// /controller_epoch to epoch+1 conditionally on its version. It returns the
-// new epoch and the zkVersion that fences every later write.
-func (c *Controller) registerController(ctx context.Context) (int32, int32, error) {
-	cur, curVersion, err := c.readOrCreateEpoch(ctx)
-	if err != nil {
-		return 0, 0, err
-	}
-	next := cur + 1
+// /controller_epoch to cur.epoch+1 conditionally on cur.version, after the
+// ops in pre (a reclaim's delete of the broker's /controller). It returns
+// the new epoch and the zkVersion that fences every later write.
+func (c *Controller) registerController(ctx context.Context, cur epochRead, pre ...zkadmin.Op) (int32, int32, error) {
+	next := cur.epoch + 1
 	reg, err := znodes.NewControllerRegistration(c.nodeID, time.Now()).Encode()
 	if err != nil {
 		return 0, 0, err
 	}
-	res, err := c.zk.Multi(ctx,
+	ops := make([]zkadmin.Op, 0, len(pre)+2)
+	ops = append(ops, pre...)
+	ops = append(ops,
 		zkadmin.CreateOp(znodes.ControllerPath, reg, zkadmin.Ephemeral),
-		zkadmin.SetOp(znodes.ControllerEpochPath, znodes.EncodeControllerEpoch(next), curVersion))
+		zkadmin.SetOp(znodes.ControllerEpochPath, znodes.EncodeControllerEpoch(next), cur.version))
+	c.seatCall()
+	res, err := c.zk.Multi(ctx, ops...)
 	if err == nil {
-		return next, res[1].Stat.Version, nil
+		return next, res[len(res)-1].Stat.Version, nil
 	}
 	if !errors.Is(err, zkadmin.ErrNodeExists) && !errors.Is(err, zkadmin.ErrBadVersion) &&
-		!errors.Is(err, zkadmin.ErrConnectionLoss) {
+		!errors.Is(err, zkadmin.ErrNoNode) && !errors.Is(err, zkadmin.ErrConnectionLoss) {
 		return 0, 0, err
 	}
 	// Our own earlier attempt may have landed (a lost reply): we won if
@@ -106,6 +110,7 @@ func (c *Controller) registerController(ctx context.Context) (int32, int32, erro
 		return 0, 0, cerr
 	}
 	if !won {
+		c.seat.epoch.forget() // stale, or someone else's now
 		return 0, 0, errLostElection
 	}
 	return next, version, nil
@@ -114,6 +119,7 @@ func (c *Controller) registerController(ctx context.Context) (int32, int32, erro
 // checkRegistered reports whether /controller names this node (created by
 // this session) and /controller_epoch holds epoch, with its version.
 func (c *Controller) checkRegistered(ctx context.Context, epoch int32) (int32, bool, error) {
+	c.seatCall()
 	data, stat, err := c.zk.Get(ctx, znodes.ControllerPath)
 	if errors.Is(err, zkadmin.ErrNoNode) {
 		return 0, false, nil
@@ -125,6 +131,7 @@ func (c *Controller) checkRegistered(ctx context.Context, epoch int32) (int32, b
 	if err != nil || reg.BrokerID != c.nodeID || stat.EphemeralOwner != c.zk.SessionID() {
 		return 0, false, nil
 	}
+	c.seatCall()
 	data, stat, err = c.zk.Get(ctx, znodes.ControllerEpochPath)
 	if err != nil {
 		return 0, false, err
@@ -134,32 +141,6 @@ func (c *Controller) checkRegistered(ctx context.Context, epoch int32) (int32, b
 		return 0, false, nil
 	}
 	return stat.Version, true, nil
-}
-
-// readOrCreateEpoch reads /controller_epoch, creating it with "0" when
-// absent (a NODEEXISTS on create means someone else did: read again).
-func (c *Controller) readOrCreateEpoch(ctx context.Context) (int32, int32, error) {
-	for range 3 {
-		data, stat, err := c.zk.Get(ctx, znodes.ControllerEpochPath)
-		if err == nil {
-			epoch, err := znodes.DecodeControllerEpoch(data)
-			if err != nil {
-				return 0, 0, err
-			}
-			return epoch, stat.Version, nil
-		}
-		if !errors.Is(err, zkadmin.ErrNoNode) {
-			return 0, 0, err
-		}
-		_, err = c.zk.Create(ctx, znodes.ControllerEpochPath, znodes.EncodeControllerEpoch(0), zkadmin.Persistent)
-		if err == nil {
-			return 0, 0, nil
-		}
-		if !errors.Is(err, zkadmin.ErrNodeExists) {
-			return 0, 0, err
-		}
-	}
-	return 0, 0, fmt.Errorf("%s keeps disappearing", znodes.ControllerEpochPath)
 }
 
 // maybeResign is Kafka's maybeResign: re-read /controller (re-arming the
@@ -174,6 +155,7 @@ func (c *Controller) maybeResign(ctx context.Context) error {
 	if wasActive && id != c.nodeID {
 		c.resign(fmt.Sprintf("/controller now names %d", id))
 	}
+	c.considerReclaim(ctx)
 	return nil
 }
 
@@ -191,6 +173,9 @@ func (c *Controller) maybeResignAndElect(ctx context.Context) error {
 func (c *Controller) onSessionExpired() error {
 	c.setActiveID(-1)
 	c.ctrlWatch.reset()
+	c.seat.epoch.forget()
+	c.seat.reclaim.cancel()
+	c.seat.holder, c.seat.reclaim.considered = seatHolder{id: -1}, 0
 	c.resign("ZooKeeper session expired")
 	return nil
 }

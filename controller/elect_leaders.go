@@ -16,9 +16,12 @@ import (
 )
 
 // electLeadersEvent is an ElectLeaders request waiting for the loop.
+// desired holds v3's desired leaders by topic (designated.go), nil for a
+// plain election.
 type electLeadersEvent struct {
-	req   *kmsg.ElectLeadersRequest
-	reply chan *kmsg.ElectLeadersResponse
+	req     *kmsg.ElectLeadersRequest
+	desired map[string][]int32
+	reply   chan *kmsg.ElectLeadersResponse
 }
 
 func (*electLeadersEvent) state() State { return StateManualLeaderBalance }
@@ -50,25 +53,45 @@ type electResult struct {
 }
 
 // onElectLeaders is Kafka's ReplicaLeaderElection for an admin client
-// (reference §2.7). PREFERRED elects the first assigned replica if it is
-// live and in the ISR; UNCLEAN runs the offline strategy with unclean
-// election allowed. Kafka's broker holds the response until its metadata
+// (reference §2.7), plus the designated elections of v3's desired leaders
+// (designated.go). Kafka's broker holds the response until its metadata
 // shows the new leaders; here it is sent right after the UpdateMetadata.
 func (c *Controller) onElectLeaders(e *electLeadersEvent) error {
-	req := e.req
 	ls := c.leader
 	if ls == nil {
-		e.reply <- electLeadersNotController(req)
+		e.reply <- electLeadersNotController(e.req)
 		return nil
 	}
+	plain, designated := splitDesired(e.req, e.desired)
+	results := map[TopicPartition]electResult{}
+	var err error
+	if plain != nil {
+		err = c.electByType(ls, plain, results)
+	}
+	if err == nil && len(designated) > 0 {
+		err = c.electDesignated(ls, designated, results)
+	}
+	if err != nil {
+		e.reply <- electLeadersNotController(e.req)
+		return err
+	}
+	resp := e.req.ResponseKind().(*kmsg.ElectLeadersResponse)
+	resp.Topics = electLeadersTopics(results)
+	e.reply <- resp
+	return nil
+}
+
+// electByType runs a PREFERRED or UNCLEAN election: PREFERRED elects the
+// first assigned replica if it is live and in the ISR; UNCLEAN runs the
+// offline strategy with unclean election allowed. Results go to results.
+func (c *Controller) electByType(ls *leaderState, req *kmsg.ElectLeadersRequest, results map[TopicPartition]electResult) error {
 	typ := election.PreferredElection
 	if req.Version >= 1 {
 		typ = election.ElectionType(req.ElectionType)
 	}
-	results, electable := c.classifyElection(ls, req, typ)
+	electable := c.classifyElection(ls, req, typ, results)
 	failed, err := c.partitionsToOnline(ls, electable, election.StrategyFor(typ, true))
 	if err != nil {
-		e.reply <- electLeadersNotController(req)
 		return err
 	}
 	for _, tp := range electable {
@@ -82,9 +105,6 @@ func (c *Controller) onElectLeaders(e *electLeadersEvent) error {
 			results[tp] = electResult{code: kerr.PreferredLeaderNotAvailable.Code, msg: ferr.Error()}
 		}
 	}
-	resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
-	resp.Topics = electLeadersTopics(results)
-	e.reply <- resp
 	return nil
 }
 
@@ -92,8 +112,8 @@ func (c *Controller) onElectLeaders(e *electLeadersEvent) error {
 // returns those that do. With no topics listed, every partition is
 // considered and ELECTION_NOT_NEEDED is left out of the answer, as Kafka's
 // broker does.
-func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersRequest, typ election.ElectionType) (
-	map[TopicPartition]electResult, []TopicPartition) {
+func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersRequest, typ election.ElectionType,
+	results map[TopicPartition]electResult) []TopicPartition {
 	cc := ls.cc
 	all := req.Topics == nil
 	var asked []TopicPartition
@@ -105,25 +125,33 @@ func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersReq
 			asked = append(asked, TopicPartition{Topic: t.Topic, Partition: p})
 		}
 	}
-	results := map[TopicPartition]electResult{}
 	var electable []TopicPartition
 	for _, tp := range asked {
 		p := cc.partition(tp)
-		switch {
-		case p == nil:
-			results[tp] = electResult{code: kerr.UnknownTopicOrPartition.Code,
-				msg: fmt.Sprintf("The partition %s does not exist.", tp)}
-		case cc.deleting[tp.Topic]:
-			results[tp] = electResult{code: kerr.InvalidTopicException.Code, msg: "The topic is being deleted"}
-		case !election.ElectionNeeded(typ, cc, p.assign.Replicas, leaderOf(p)):
-			if !all {
-				results[tp] = electResult{code: kerr.ElectionNotNeeded.Code}
-			}
-		default:
+		if r, ok := electionRefused(cc, tp, p); ok {
+			results[tp] = r
+			continue
+		}
+		if election.ElectionNeeded(typ, cc, p.assign.Replicas, leaderOf(p)) {
 			electable = append(electable, tp)
+		} else if !all {
+			results[tp] = electResult{code: kerr.ElectionNotNeeded.Code}
 		}
 	}
-	return results, electable
+	return electable
+}
+
+// electionRefused answers a partition no election may touch: unknown, or
+// of a topic being deleted.
+func electionRefused(cc *clusterContext, tp TopicPartition, p *partition) (electResult, bool) {
+	switch {
+	case p == nil:
+		return electResult{code: kerr.UnknownTopicOrPartition.Code,
+			msg: fmt.Sprintf("The partition %s does not exist.", tp)}, true
+	case cc.deleting[tp.Topic]:
+		return electResult{code: kerr.InvalidTopicException.Code, msg: "The topic is being deleted"}, true
+	}
+	return electResult{}, false
 }
 
 func leaderOf(p *partition) int32 {

@@ -40,7 +40,7 @@ func (c *Controller) elrOn() bool { return c.conf.EligibleLeaderReplicasEnable }
 // beyond Kafka's unclean check: only with ELR or the recovery manager on,
 // so the default configuration does exactly Kafka's reads.
 func (c *Controller) needsTopicSettings() bool {
-	return c.conf.EligibleLeaderReplicasEnable || c.conf.UncleanRecoveryManagerEnabled
+	return c.conf.EligibleLeaderReplicasEnable || c.electionConf().UncleanRecoveryManagerEnabled
 }
 
 // topicSettingsFor reads the topic's overrides once per cache. A read that
@@ -62,7 +62,7 @@ func (c *Controller) topicSettingsFor(ctx context.Context, name string, cache se
 			cfg = ec.Config
 		}
 	}
-	s := resolveTopicSettings(c.conf, cfg)
+	s := resolveTopicSettings(c.electionConf(), cfg)
 	s.err = err
 	cache[name] = s
 	return s

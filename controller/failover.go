@@ -32,6 +32,9 @@ func (c *Controller) onControllerFailover(ls *leaderState) error {
 	if err := c.clearNotifications(ls); err != nil {
 		return err
 	}
+	if err := c.loadConfigChanges(ls); err != nil { // config_watch.go
+		return err
+	}
 	load := c.loadClusterContext
 	if ls.preloaded { // a warm standby's context (standby.go)
 		load = c.finishPreloaded
@@ -97,8 +100,12 @@ func (c *Controller) loadClusterContext(ls *leaderState) error {
 // LeaderAndIsr for all it hosts (and everyone UpdateMetadata for every
 // partition), then takes the offline replicas out of the ISRs.
 func (c *Controller) startReplicaStateMachine(ls *leaderState) error {
-	var online, offline []replicaKey
-	for _, tp := range ls.cc.sortedPartitions() {
+	tps := ls.cc.sortedPartitions()
+	// Sized for RF 3, so that 100k partitions do not regrow the list a
+	// few dozen times.
+	online := make([]replicaKey, 0, 3*len(tps))
+	var offline []replicaKey
+	for _, tp := range tps {
 		p := ls.cc.partition(tp)
 		for _, r := range p.assign.Replicas {
 			s := election.InitialReplicaState(ls.cc, tp, r)

@@ -280,7 +280,7 @@ func (c *Controller) uncleanFor(ctx context.Context, name string, cache map[stri
 	if u, ok := cache[name]; ok {
 		return u
 	}
-	u := uncleanSetting{enabled: c.conf.UncleanLeaderElectionEnable}
+	u := uncleanSetting{enabled: c.electionConf().UncleanLeaderElectionEnable}
 	data, _, err := c.zk.Get(ctx, znodes.ConfigEntityPath("topics", name))
 	switch {
 	case errors.Is(err, zkadmin.ErrNoNode):

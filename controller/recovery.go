@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"net"
 	"strconv"
@@ -129,7 +130,7 @@ func (c *Controller) startProbe(ls *leaderState, broker int32, parts []replicalo
 		c.log.Warn().Int32("broker", broker).Msg("unclean recovery: broker has no inter-broker endpoint")
 		return false
 	}
-	prober := c.cfg.Prober
+	prober, wait := c.cfg.Prober, c.electionConf().UncleanRecoveryTimeout // dynamic default honoured
 	ls.wg.Add(1)
 	go func() {
 		defer ls.wg.Done()
@@ -137,7 +138,7 @@ func (c *Controller) startProbe(ls *leaderState, broker int32, parts []replicalo
 		for _, p := range parts {
 			ev.asked = append(ev.asked, TopicPartition{Topic: p.Topic, Partition: p.Index})
 		}
-		infos, err := prober.Probe(ls.ctx, target, parts)
+		infos, err := probeUntilHeard(ls.ctx, prober, target, parts, wait)
 		if err != nil {
 			if ls.ctx.Err() == nil {
 				c.log.Warn().Err(err).Int32("broker", broker).Msg("unclean recovery: replica log probe failed")
@@ -151,15 +152,80 @@ func (c *Controller) startProbe(ls *leaderState, broker int32, parts []replicalo
 			}
 			tp := TopicPartition{Topic: in.Partition.Topic, Partition: in.Partition.Index}
 			ev.answers[tp] = election.ReplicaLog{Broker: broker, LastEpoch: in.LastEpoch, LogEndOffset: in.LogEndOffset}
+			c.log.Debug().Str("partition", tp.String()).Int32("broker", broker).Int64("log_end_offset", in.LogEndOffset).
+				Int32("last_epoch", in.LastEpoch).Msg("unclean recovery: replica answered")
 		}
 		c.queue.push(ev)
 	}()
 	return true
 }
 
+// probeRetryBackoff is the pause between two attempts to hear a broker.
+const probeRetryBackoff = 250 * time.Millisecond
+
+// probeUntilHeard asks one broker again until it has answered for every
+// partition or the recovery's wait is over. The usual trigger of a
+// recovery is a broker registering, and such a broker refuses connections
+// until its listener is up and answers NOT_LEADER_OR_FOLLOWER until its
+// LeaderAndIsr has arrived: asked once, it would never be heard. A
+// partition keeps its first answer; the result is in parts' order, with
+// the last error code for partitions never answered, or the last error
+// when the broker never answered at all.
+func probeUntilHeard(ctx context.Context, prober replicalog.Prober, target replicalog.Target,
+	parts []replicalog.Partition, wait time.Duration) ([]replicalog.Info, error) {
+	if wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, wait)
+		defer cancel()
+	}
+	heard := make(map[replicalog.Partition]replicalog.Info, len(parts))
+	todo := parts
+	var lastErr error
+	for len(todo) > 0 {
+		infos, err := prober.Probe(ctx, target, todo)
+		if lastErr = err; err == nil {
+			var again []replicalog.Partition
+			for i, in := range infos {
+				heard[todo[i]] = in
+				if in.ErrorCode != 0 {
+					again = append(again, todo[i])
+				}
+			}
+			todo = again
+		}
+		if len(todo) == 0 || !pause(ctx, probeRetryBackoff) {
+			break
+		}
+	}
+	if len(heard) == 0 {
+		return nil, lastErr
+	}
+	out := make([]replicalog.Info, len(parts))
+	for i, p := range parts {
+		in, ok := heard[p]
+		if !ok {
+			in = replicalog.Info{Partition: p, LogEndOffset: -1, LastEpoch: -1, ErrorCode: -1}
+		}
+		out[i] = in
+	}
+	return out, nil
+}
+
+// pause waits d, or less if ctx ends first; it reports whether d passed.
+func pause(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // startRecoveryTimer ends the sessions' wait after unclean.recovery.timeout.ms.
 func (c *Controller) startRecoveryTimer(ls *leaderState, tps []TopicPartition) {
-	timeout := c.conf.UncleanRecoveryTimeout
+	timeout := c.electionConf().UncleanRecoveryTimeout // the dynamic default, if set
 	ls.wg.Add(1)
 	go func() {
 		defer ls.wg.Done()

@@ -2,7 +2,9 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/kzadmin/kzadmin/config"
@@ -91,5 +93,55 @@ func TestUncleanRecoveryAggressiveHearsEveryLiveReplica(t *testing.T) {
 	}
 	if got := metricValue(t, sc.ctl, "kafka_controller_ControllerStats_UncleanRecoveryElectionsPerSec"); got != 1 {
 		t.Fatalf("UncleanRecoveryElectionsPerSec = %v", got)
+	}
+}
+
+// lateProber refuses each broker's first probe (as a broker whose
+// listener is not up yet) and answers its second NOT_LEADER_OR_FOLLOWER
+// (as before its LeaderAndIsr arrived); later probes get fakeProber's
+// answers.
+type lateProber struct {
+	fakeProber
+	mu    sync.Mutex
+	tries map[int32]int
+}
+
+func (p *lateProber) Probe(ctx context.Context, t replicalog.Target, parts []replicalog.Partition) ([]replicalog.Info, error) {
+	p.mu.Lock()
+	p.tries[t.BrokerID]++
+	n := p.tries[t.BrokerID]
+	p.mu.Unlock()
+	switch n {
+	case 1:
+		return nil, errors.New("connection refused")
+	case 2:
+		out := make([]replicalog.Info, len(parts))
+		for i, part := range parts {
+			out[i] = replicalog.Info{Partition: part, LogEndOffset: -1, LastEpoch: -1, ErrorCode: 6}
+		}
+		return out, nil
+	}
+	return p.fakeProber.Probe(ctx, t, parts)
+}
+
+// TestUncleanRecoveryHearsALateBroker: broker 3, back first after the last
+// replica standing, is not ready for the first two probes; the recovery
+// asks again and elects it.
+func TestUncleanRecoveryHearsALateBroker(t *testing.T) {
+	prober := &lateProber{fakeProber: fakeProber{logs: map[int32]replicalog.Info{3: {LogEndOffset: 42, LastEpoch: 1}}},
+		tries: map[int32]int{}}
+	sc := startSimCluster(t, elrOpts(func(c *config.Config) {
+		c.UncleanRecoveryManagerEnabled = true
+		c.UncleanRecoveryStrategy = config.RecoveryAggressive
+	}, prober), 1, 2, 3)
+	elrLastStanding(t, sc)
+	if err := sc.sim.Broker(3).Restart(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	sc.waitState(t, "foo", 0, "led by 3", func(s election.LeaderAndIsr) bool { return s.Leader == 3 })
+	prober.mu.Lock()
+	defer prober.mu.Unlock()
+	if prober.tries[3] < 3 {
+		t.Fatalf("broker 3 asked %d times", prober.tries[3])
 	}
 }

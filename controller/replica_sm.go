@@ -3,6 +3,7 @@ package controller
 import (
 	"slices"
 
+	"github.com/kzadmin/kzadmin/controller/brokerchan"
 	"github.com/kzadmin/kzadmin/controller/election"
 )
 
@@ -10,12 +11,21 @@ import (
 // OnlineReplica, one batch: a replica coming from anything but NewReplica
 // gets LeaderAndIsr with the current state (isNew=false) when the partition
 // has leadership, and everyone gets UpdateMetadata for it.
+//
+// Consecutive replicas of one partition (the failover lists every replica
+// so) share one add: the batch then copies the state and reads the
+// partition for UpdateMetadata once per partition rather than per replica.
+// The requests are the same either way.
 func (c *Controller) replicasToOnline(ls *leaderState, replicas []replicaKey) {
 	b := c.newBatch(ls)
+	var g onlineGroup
 	for _, rk := range replicas {
 		p := ls.cc.partition(rk.tp)
 		if p == nil {
 			continue
+		}
+		if rk.tp != g.tp {
+			g.flush(b)
 		}
 		from := p.replicaState(rk.replica)
 		if err := election.CheckReplicaTransition(rk.tp, rk.replica, from, election.OnlineReplica); err != nil {
@@ -25,14 +35,33 @@ func (c *Controller) replicasToOnline(ls *leaderState, replicas []replicaKey) {
 		switch {
 		case from == election.NewReplica:
 			if !slices.Contains(p.assign.Replicas, rk.replica) {
+				g.flush(b) // the replicas gathered so far get the assignment before this change
 				p.assign.Replicas = append(slices.Clone(p.assign.Replicas), rk.replica)
 			}
 		case election.OnlineReplicaSends(from, p.lead != nil):
-			b.AddLeaderAndIsr([]int32{rk.replica}, rk.tp, *p.lead, p.assign, false)
+			g.tp, g.p = rk.tp, p
+			g.brokers = append(g.brokers, rk.replica)
 		}
 		p.setReplicaState(rk.replica, election.OnlineReplica)
 	}
+	g.flush(b)
 	c.send(ls, b)
+}
+
+// onlineGroup gathers the replicas of one partition that get LeaderAndIsr.
+type onlineGroup struct {
+	tp      TopicPartition
+	p       *partition
+	brokers []int32
+}
+
+// flush adds the gathered replicas' LeaderAndIsr to b, with the partition's
+// leadership and assignment as they are now.
+func (g *onlineGroup) flush(b *brokerchan.Batch) {
+	if len(g.brokers) > 0 {
+		b.AddLeaderAndIsr(g.brokers, g.tp, *g.p.lead, g.p.assign, false)
+	}
+	g.brokers = g.brokers[:0]
 }
 
 // setReplicasState sets replica states without any request (NewReplica at

@@ -155,29 +155,67 @@ func (c *Controller) selfView() BrokerView {
 	return BrokerView{ID: c.nodeID, Epoch: -1, Endpoints: c.cfg.Endpoints}
 }
 
+// topicView builds one topic's view. Its partitions' lists are carved from
+// one allocation per topic: the first view of a leadership builds every
+// topic, and one allocation per list would be half a million at 100k
+// partitions.
 func topicView(cc *clusterContext, t *topic) *TopicView {
 	tv := &TopicView{Name: t.name, ID: t.id, Deleting: cc.deleting[t.name]}
-	for _, id := range slices.Sorted(maps.Keys(t.parts)) {
+	ids := make([]int32, 0, len(t.parts))
+	total := 0
+	for id, p := range t.parts {
+		ids = append(ids, id)
+		// The replicas twice: once more for the offline ones at most.
+		total += 2*len(p.assign.Replicas) + len(p.assign.Adding) + len(p.assign.Removing)
+		if p.lead != nil {
+			total += len(p.lead.ISR) + len(p.lead.ELR) + len(p.lead.LastKnownELR)
+		}
+	}
+	slices.Sort(ids)
+	ints := int32Block(make([]int32, 0, total))
+	if len(ids) > 0 { // none stays nil
+		tv.Partitions = make([]PartitionView, 0, len(ids))
+	}
+	for _, id := range ids {
 		p := t.parts[id]
 		tp := TopicPartition{Topic: t.name, Partition: id}
 		pv := PartitionView{
 			Partition: id, Leader: election.NoLeader, LeaderEpoch: -1,
-			Replicas: slices.Clone(p.assign.Replicas),
-			Adding:   slices.Clone(p.assign.Adding), Removing: slices.Clone(p.assign.Removing),
+			Replicas: ints.clone(p.assign.Replicas),
+			Adding:   ints.clone(p.assign.Adding), Removing: ints.clone(p.assign.Removing),
 		}
 		if p.lead != nil {
 			pv.Leader, pv.LeaderEpoch, pv.PartitionEpoch = p.lead.Leader, p.lead.LeaderEpoch, p.lead.PartitionEpoch
-			pv.ISR = slices.Clone(p.lead.ISR)
-			pv.ELR, pv.LastKnownELR = slices.Clone(p.lead.ELR), slices.Clone(p.lead.LastKnownELR)
+			pv.ISR = ints.clone(p.lead.ISR)
+			pv.ELR, pv.LastKnownELR = ints.clone(p.lead.ELR), ints.clone(p.lead.LastKnownELR)
 		}
+		start := len(ints)
 		for _, r := range p.assign.Replicas {
 			if !election.ReplicaOnline(cc, r, tp) {
-				pv.Offline = append(pv.Offline, r)
+				ints = append(ints, r)
 			}
+		}
+		if len(ints) > start { // none stays nil
+			pv.Offline = ints[start:len(ints):len(ints)]
 		}
 		tv.Partitions = append(tv.Partitions, pv)
 	}
 	return tv
+}
+
+// int32Block is a slice with room for every copy made from it: clone
+// appends, so it never reallocates and earlier copies stay put.
+type int32Block []int32
+
+// clone copies s into the block, capped; nil stays nil (slices.Clone's
+// behaviour).
+func (b *int32Block) clone(s []int32) []int32 {
+	if s == nil {
+		return nil
+	}
+	start := len(*b)
+	*b = append(*b, s...)
+	return (*b)[start:len(*b):len(*b)]
 }
 
 // publishStatus publishes the status other goroutines read.

@@ -56,6 +56,8 @@ func (e *watchEvent) state() State {
 		return StateIsrChange
 	case e.key.path == znodes.LogDirEventNotificationPath:
 		return StateLogDirChange
+	case e.key.path == znodes.ConfigChangesPath:
+		return StateTopicUncleanLeaderElectionEnable
 	}
 	if _, ok := znodes.ParsePartitionStatePath(e.key.path); ok {
 		return StateAlterPartitionReassignment

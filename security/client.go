@@ -26,8 +26,9 @@ func (d DialFunc) Addr() func(ctx context.Context, addr string) (net.Conn, error
 // listener's name and security protocol, as the brokers' registrations
 // advertise it, and the properties holding the client settings.
 type ClientOptions struct {
-	// Listener is the inter-broker listener name (inter.broker.listener.name,
-	// or the security.inter.broker.protocol's name).
+	// Listener names the listener the controller reaches brokers on:
+	// control.plane.listener.name when set, else the inter-broker listener
+	// (inter.broker.listener.name, or security.inter.broker.protocol's name).
 	Listener string
 	// Protocol is its security protocol: PLAINTEXT, SSL, SASL_PLAINTEXT
 	// or SASL_SSL.
@@ -66,7 +67,7 @@ func NewClientDialer(o ClientOptions) (DialFunc, error) {
 	case "SASL_SSL":
 		useTLS, useSASL = true, true
 	default:
-		return nil, fmt.Errorf("inter-broker listener %s: unknown security protocol %q", o.Listener, o.Protocol)
+		return nil, fmt.Errorf("controller-to-broker listener %s: unknown security protocol %q", o.Listener, o.Protocol)
 	}
 	var tcfg *tls.Config
 	if useTLS {
@@ -75,14 +76,14 @@ func NewClientDialer(o ClientOptions) (DialFunc, error) {
 		verifyHost := !set || strings.EqualFold(strings.TrimSpace(alg), "https")
 		var err error
 		if tcfg, err = s.ClientConfig(verifyHost); err != nil {
-			return nil, fmt.Errorf("inter-broker listener %s: %w", o.Listener, err)
+			return nil, fmt.Errorf("controller-to-broker listener %s: %w", o.Listener, err)
 		}
 	}
 	var cred *sasl.ClientCredentials
 	if useSASL {
 		c, err := interBrokerCredentials(o)
 		if err != nil {
-			return nil, fmt.Errorf("inter-broker listener %s: %w", o.Listener, err)
+			return nil, fmt.Errorf("controller-to-broker listener %s: %w", o.Listener, err)
 		}
 		cred = &c
 	}

@@ -99,6 +99,10 @@ func TopicConfigDefs() []TopicConfigDef {
 		{Name: "segment.jitter.ms", Type: TypeLong, Default: "0", BrokerSynonym: "log.roll.jitter.ms", min: atLeast(0)},
 		{Name: "segment.ms", Type: TypeLong, Default: "604800000", BrokerSynonym: "log.roll.ms", min: atLeast(1)},
 		{Name: "unclean.leader.election.enable", Type: TypeBoolean, Default: "false", BrokerSynonym: "unclean.leader.election.enable"},
+		// kzadmin's extension (KIP-966 in ZooKeeper mode): the controller
+		// reads it per topic; Kafka 3.9's brokers ignore it.
+		{Name: "unclean.recovery.strategy", Type: TypeString, Default: "Balanced", BrokerSynonym: "unclean.recovery.strategy",
+			enum: []string{"None", "Balanced", "Aggressive"}},
 	}
 }
 

@@ -7,8 +7,9 @@ import (
 
 func TestTopicConfigDefaultsAreValid(t *testing.T) {
 	defs := TopicConfigDefs()
-	if len(defs) != 36 {
-		t.Errorf("%d topic configs; Kafka 3.9 has 36", len(defs))
+	// Kafka 3.9's 36, plus kzadmin's unclean.recovery.strategy (KIP-966).
+	if len(defs) != 37 {
+		t.Errorf("%d topic configs; want Kafka 3.9's 36 and unclean.recovery.strategy", len(defs))
 	}
 	for i, d := range defs {
 		if i > 0 && defs[i-1].Name >= d.Name {
@@ -47,6 +48,7 @@ func TestTopicConfigValues(t *testing.T) {
 		{"message.format.version", "banana", "Unknown metadata.version"},
 		{"unclean.leader.election.enable", "TRUE", ""},
 		{"unclean.leader.election.enable", "1", "Expected value to be either true or false"},
+		{"unclean.recovery.strategy", "Aggressive", ""},
 	}
 	for _, tc := range cases {
 		d, ok := LookupTopicConfig(tc.name)

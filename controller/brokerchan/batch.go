@@ -41,16 +41,17 @@ type Request struct {
 	Msg    kmsg.Request
 }
 
-// leaderAndIsrEntry is one partition's pending LeaderAndIsr state.
+// leaderAndIsrEntry is the partition state of one AddLeaderAndIsr call,
+// shared by every broker of the call.
 type leaderAndIsrEntry struct {
 	state      election.LeaderAndIsr
 	assignment election.ReplicaAssignment
-	isNew      bool
 }
 
 // updateMetadataEntry is one partition's pending UpdateMetadata state, taken
 // from the view when it was added.
 type updateMetadataEntry struct {
+	tp       election.TopicPartition
 	state    election.LeaderAndIsr
 	replicas []int32
 	offline  []int32
@@ -58,6 +59,7 @@ type updateMetadataEntry struct {
 
 // stopReplicaEntry is one partition's pending StopReplica state.
 type stopReplicaEntry struct {
+	tp          election.TopicPartition
 	leaderEpoch int32
 	delete      bool
 }
@@ -71,15 +73,21 @@ type stopReplicaEntry struct {
 // the view's leadership for UpdateMetadata, the leader epoch for
 // StopReplica); brokers, their epochs and endpoints, and topic ids are read
 // at Emit time.
+//
+// Adds are cheapest in partition order (batch_pending.go): the requests
+// list partitions sorted whatever the add order, but in-order adds need no
+// sort and no per-partition map.
 type Batch struct {
 	cfg  Config
 	view View
 
-	leaderAndIsr   map[int32]map[election.TopicPartition]leaderAndIsrEntry
+	leaderAndIsr   map[int32]*pendingList[laiRef]
+	laiEntries     chunks[leaderAndIsrEntry]
 	umBrokers      map[int32]struct{}
-	umPartitions   map[election.TopicPartition]updateMetadataEntry
-	stopReplica    map[int32]map[election.TopicPartition]stopReplicaEntry
+	umPartitions   pendingList[updateMetadataEntry]
+	stopReplica    map[int32]*pendingList[stopReplicaEntry]
 	umAll          bool // UpdateMetadata to every broker registered at Emit
+	slab           int32Slab
 	interListener  string
 	requestVersion RequestVersions
 }
@@ -97,11 +105,14 @@ func NewBatch(cfg Config, view View) *Batch {
 
 // Clear drops everything added.
 func (b *Batch) Clear() {
-	b.leaderAndIsr = map[int32]map[election.TopicPartition]leaderAndIsrEntry{}
+	b.leaderAndIsr = map[int32]*pendingList[laiRef]{}
+	b.laiEntries = chunks[leaderAndIsrEntry]{}
 	b.umBrokers = map[int32]struct{}{}
-	b.umPartitions = map[election.TopicPartition]updateMetadataEntry{}
-	b.stopReplica = map[int32]map[election.TopicPartition]stopReplicaEntry{}
+	b.umPartitions = pendingList[updateMetadataEntry]{}
+	b.stopReplica = map[int32]*pendingList[stopReplicaEntry]{}
 	b.umAll = false
+	// The emitted requests point into the slab's chunks: start new ones.
+	b.slab = int32Slab{}
 }
 
 // Empty reports whether nothing was added since the last Emit or Clear.
@@ -117,28 +128,27 @@ func (b *Batch) Empty() bool {
 func (b *Batch) AddLeaderAndIsr(brokers []int32, tp election.TopicPartition, state election.LeaderAndIsr,
 	assignment election.ReplicaAssignment, isNew bool) {
 	// One copy shared by every broker's entry: requests only read it.
-	entry := leaderAndIsrEntry{
-		state: state.Clone(),
-		assignment: election.ReplicaAssignment{
-			Replicas: slices.Clone(assignment.Replicas),
-			Adding:   slices.Clone(assignment.Adding),
-			Removing: slices.Clone(assignment.Removing),
-		},
-	}
+	entry := b.laiEntries.push(leaderAndIsrEntry{
+		state:      b.slab.cloneState(state),
+		assignment: b.slab.cloneAssignment(assignment),
+	})
 	for _, id := range brokers {
 		if id < 0 {
 			continue
 		}
-		parts := b.leaderAndIsr[id]
-		if parts == nil {
-			parts = map[election.TopicPartition]leaderAndIsrEntry{}
-			b.leaderAndIsr[id] = parts
-		}
-		e := entry
-		e.isNew = isNew || parts[tp].isNew
-		parts[tp] = e
+		pending(b.leaderAndIsr, id).add(laiRef{tp: tp, entry: entry, isNew: isNew})
 	}
 	b.AddUpdateMetadataToAll(tp)
+}
+
+// pending returns broker id's list in m, creating it.
+func pending[T pendingItem[T]](m map[int32]*pendingList[T], id int32) *pendingList[T] {
+	l := m[id]
+	if l == nil {
+		l = &pendingList[T]{}
+		m[id] = l
+	}
+	return l
 }
 
 // AddUpdateMetadata queues UpdateMetadata to each of brokers (ids < 0 are
@@ -181,7 +191,6 @@ func (b *Batch) addUpdateMetadataPartition(tp election.TopicPartition) {
 	if !ok {
 		return
 	}
-	state = state.Clone()
 	if b.view.QueuedForDeletion(tp.Topic) {
 		state = election.LeaderAndIsr{
 			Leader:          election.LeaderDuringDelete,
@@ -189,14 +198,18 @@ func (b *Batch) addUpdateMetadataPartition(tp election.TopicPartition) {
 			ControllerEpoch: state.ControllerEpoch,
 		}
 	}
-	replicas := slices.Clone(b.view.Replicas(tp))
-	var offline []int32
-	for _, r := range replicas {
+	e := updateMetadataEntry{tp: tp, state: b.slab.cloneState(state), replicas: b.slab.clone(b.view.Replicas(tp))}
+	var buf [8]int32
+	offline := buf[:0]
+	for _, r := range e.replicas {
 		if !election.ReplicaOnline(b.view, r, tp) {
 			offline = append(offline, r)
 		}
 	}
-	b.umPartitions[tp] = updateMetadataEntry{state: state, replicas: replicas, offline: offline}
+	if len(offline) > 0 { // none stays nil
+		e.offline = b.slab.clone(offline)
+	}
+	b.umPartitions.add(e)
 }
 
 // AddStopReplica queues StopReplica for tp to each of brokers (ids < 0 are
@@ -209,13 +222,7 @@ func (b *Batch) AddStopReplica(brokers []int32, tp election.TopicPartition, dele
 		if id < 0 {
 			continue
 		}
-		parts := b.stopReplica[id]
-		if parts == nil {
-			parts = map[election.TopicPartition]stopReplicaEntry{}
-			b.stopReplica[id] = parts
-		}
-		already := parts[tp].delete
-		parts[tp] = stopReplicaEntry{leaderEpoch: epoch, delete: deletePartition || already}
+		pending(b.stopReplica, id).add(stopReplicaEntry{tp: tp, leaderEpoch: epoch, delete: deletePartition})
 	}
 }
 
@@ -249,11 +256,6 @@ func sortedBrokers[V any](view View, m map[int32]V) []Broker {
 		}
 	}
 	return out
-}
-
-// sortedPartitions returns the keys of m ordered by topic, then partition.
-func sortedPartitions[V any](m map[election.TopicPartition]V) []election.TopicPartition {
-	return slices.SortedFunc(maps.Keys(m), comparePartitions)
 }
 
 func comparePartitions(a, b election.TopicPartition) int {

@@ -1,12 +1,9 @@
 package brokerchan
 
 import (
-	"maps"
 	"slices"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/kzadmin/kzadmin/controller/election"
 )
 
 // leaderAndIsrRequests builds one LeaderAndIsr per registered broker with
@@ -14,7 +11,7 @@ import (
 func (b *Batch) leaderAndIsrRequests(controllerEpoch int32) ([]Request, error) {
 	var out []Request
 	for _, br := range sortedBrokers(b.view, b.leaderAndIsr) {
-		req, err := b.leaderAndIsrFor(br, b.leaderAndIsr[br.ID], controllerEpoch)
+		req, err := b.leaderAndIsrFor(br, b.leaderAndIsr[br.ID].sorted(), controllerEpoch)
 		if err != nil {
 			return nil, err
 		}
@@ -23,11 +20,10 @@ func (b *Batch) leaderAndIsrRequests(controllerEpoch int32) ([]Request, error) {
 	return out, nil
 }
 
-// leaderAndIsrFor builds the LeaderAndIsr for one broker. Fields the chosen
-// version does not carry are left at their defaults, so the struct equals
-// what the broker decodes.
-func (b *Batch) leaderAndIsrFor(target Broker, parts map[election.TopicPartition]leaderAndIsrEntry,
-	controllerEpoch int32) (*kmsg.LeaderAndISRRequest, error) {
+// leaderAndIsrFor builds the LeaderAndIsr for one broker from its pending
+// partitions, sorted. Fields the chosen version does not carry are left at
+// their defaults, so the struct equals what the broker decodes.
+func (b *Batch) leaderAndIsrFor(target Broker, refs *chunks[laiRef], controllerEpoch int32) (*kmsg.LeaderAndISRRequest, error) {
 	version := b.requestVersion.LeaderAndISR
 	req := kmsg.NewPtrLeaderAndISRRequest()
 	req.Version = version
@@ -38,27 +34,24 @@ func (b *Batch) leaderAndIsrFor(target Broker, parts map[election.TopicPartition
 	if version >= 2 {
 		req.BrokerEpoch = target.Epoch
 	}
-	leaders := map[int32]struct{}{}
-	for _, tp := range sortedPartitions(parts) {
-		e := parts[tp]
-		leaders[e.state.Leader] = struct{}{}
-		ps := b.leaderAndIsrPartition(tp, e, version)
-		if version < 2 {
-			ps.Topic = tp.Topic
-			req.PartitionStates = append(req.PartitionStates, ps)
-			continue
+	// One allocation for every partition of the request; from v2 each
+	// topic's states are a capped sub-slice of it.
+	states := make([]kmsg.LeaderAndISRRequestTopicPartition, 0, refs.len())
+	var leaders []int32   // distinct, ascending
+	first, topic := 0, "" // the current topic and its first partition
+	for ref := range refs.all() {
+		if n := len(states); version >= 2 && n > first && ref.tp.Topic != topic {
+			req.TopicStates = append(req.TopicStates, b.leaderAndIsrTopic(topic, states[first:n:n], version))
+			first = n
 		}
-		n := len(req.TopicStates)
-		if n == 0 || req.TopicStates[n-1].Topic != tp.Topic {
-			ts := kmsg.NewLeaderAndISRRequestTopicState()
-			ts.Topic = tp.Topic
-			if version >= 5 {
-				ts.TopicID = b.topicID(tp.Topic)
-			}
-			req.TopicStates = append(req.TopicStates, ts)
-			n++
-		}
-		req.TopicStates[n-1].PartitionStates = append(req.TopicStates[n-1].PartitionStates, ps)
+		topic = ref.tp.Topic
+		leaders = insertSorted(leaders, ref.entry.state.Leader)
+		states = append(states, b.leaderAndIsrPartition(ref, version))
+	}
+	if version < 2 {
+		req.PartitionStates = states
+	} else if len(states) > first {
+		req.TopicStates = append(req.TopicStates, b.leaderAndIsrTopic(topic, states[first:], version))
 	}
 	live, err := b.liveLeaders(leaders)
 	if err != nil {
@@ -68,11 +61,36 @@ func (b *Batch) leaderAndIsrFor(target Broker, parts map[election.TopicPartition
 	return req, nil
 }
 
-// leaderAndIsrPartition fills one partition state for version.
-func (b *Batch) leaderAndIsrPartition(tp election.TopicPartition, e leaderAndIsrEntry,
-	version int16) kmsg.LeaderAndISRRequestTopicPartition {
+// leaderAndIsrTopic groups one topic's partition states (v2+).
+func (b *Batch) leaderAndIsrTopic(topic string, states []kmsg.LeaderAndISRRequestTopicPartition,
+	version int16) kmsg.LeaderAndISRRequestTopicState {
+	ts := kmsg.NewLeaderAndISRRequestTopicState()
+	ts.Topic = topic
+	if version >= 5 {
+		ts.TopicID = b.topicID(topic)
+	}
+	ts.PartitionStates = states
+	return ts
+}
+
+// insertSorted adds id to the ascending set s.
+func insertSorted(s []int32, id int32) []int32 {
+	i, found := slices.BinarySearch(s, id)
+	if found {
+		return s
+	}
+	return slices.Insert(s, i, id)
+}
+
+// leaderAndIsrPartition fills one partition state for version (v0–v1 name
+// the topic in each).
+func (b *Batch) leaderAndIsrPartition(ref *laiRef, version int16) kmsg.LeaderAndISRRequestTopicPartition {
+	e := ref.entry
 	ps := kmsg.NewLeaderAndISRRequestTopicPartition()
-	ps.Partition = tp.Partition
+	if version < 2 {
+		ps.Topic = ref.tp.Topic
+	}
+	ps.Partition = ref.tp.Partition
 	ps.ControllerEpoch = e.state.ControllerEpoch
 	ps.Leader = e.state.Leader
 	ps.LeaderEpoch = e.state.LeaderEpoch
@@ -80,7 +98,7 @@ func (b *Batch) leaderAndIsrPartition(tp election.TopicPartition, e leaderAndIsr
 	ps.ZKVersion = e.state.PartitionEpoch
 	ps.Replicas = e.assignment.Replicas
 	if version >= 1 {
-		ps.IsNew = e.isNew
+		ps.IsNew = ref.isNew
 	}
 	if version >= 3 {
 		ps.AddingReplicas = e.assignment.Adding
@@ -94,13 +112,13 @@ func (b *Batch) leaderAndIsrPartition(tp election.TopicPartition, e leaderAndIsr
 	return ps
 }
 
-// liveLeaders lists the registered brokers among leaders with their
-// endpoint on the inter-broker listener, ascending by id. Brokers ignore
-// the list (they find leaders in their metadata cache), but Kafka fails
-// the whole batch when a leader lacks the listener, and so do we.
-func (b *Batch) liveLeaders(leaders map[int32]struct{}) ([]kmsg.LeaderAndISRRequestLiveLeader, error) {
+// liveLeaders lists the registered brokers among leaders (ascending) with
+// their endpoint on the inter-broker listener. Brokers ignore the list
+// (they find leaders in their metadata cache), but Kafka fails the whole
+// batch when a leader lacks the listener, and so do we.
+func (b *Batch) liveLeaders(leaders []int32) ([]kmsg.LeaderAndISRRequestLiveLeader, error) {
 	var out []kmsg.LeaderAndISRRequestLiveLeader
-	for _, id := range slices.Sorted(maps.Keys(leaders)) {
+	for _, id := range leaders {
 		br, ok := b.view.Broker(id)
 		if !ok {
 			continue

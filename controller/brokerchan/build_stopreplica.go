@@ -15,20 +15,19 @@ func (b *Batch) stopReplicaRequests(controllerEpoch int32) []Request {
 	version := b.requestVersion.StopReplica
 	var out []Request
 	for _, br := range sortedBrokers(b.view, b.stopReplica) {
-		parts := b.stopReplica[br.ID]
-		tps := sortedPartitions(parts)
+		entries := b.stopReplica[br.ID].sorted().flatten()
 		if version >= 3 {
 			req := b.stopReplicaHeader(br, controllerEpoch, version)
-			req.Topics = stopTopicsWithStates(tps, parts)
+			req.Topics = stopTopicsWithStates(entries)
 			out = append(out, Request{Broker: br.ID, Msg: req})
 			continue
 		}
 		var deleting, keeping []election.TopicPartition
-		for _, tp := range tps {
-			if parts[tp].delete {
-				deleting = append(deleting, tp)
+		for _, e := range entries {
+			if e.delete {
+				deleting = append(deleting, e.tp)
 			} else {
-				keeping = append(keeping, tp)
+				keeping = append(keeping, e.tp)
 			}
 		}
 		for _, group := range []struct {
@@ -62,21 +61,20 @@ func (b *Batch) stopReplicaHeader(target Broker, controllerEpoch int32, version 
 
 // stopTopicsWithStates is the v3+ layout: per topic, per partition the
 // leader epoch and delete flag.
-func stopTopicsWithStates(tps []election.TopicPartition,
-	parts map[election.TopicPartition]stopReplicaEntry) []kmsg.StopReplicaRequestTopic {
+func stopTopicsWithStates(entries []stopReplicaEntry) []kmsg.StopReplicaRequestTopic {
 	var out []kmsg.StopReplicaRequestTopic
-	for _, tp := range tps {
+	for _, e := range entries {
 		n := len(out)
-		if n == 0 || out[n-1].Topic != tp.Topic {
+		if n == 0 || out[n-1].Topic != e.tp.Topic {
 			t := kmsg.NewStopReplicaRequestTopic()
-			t.Topic = tp.Topic
+			t.Topic = e.tp.Topic
 			out = append(out, t)
 			n++
 		}
 		ps := kmsg.NewStopReplicaRequestTopicPartitionState()
-		ps.Partition = tp.Partition
-		ps.LeaderEpoch = parts[tp].leaderEpoch
-		ps.Delete = parts[tp].delete
+		ps.Partition = e.tp.Partition
+		ps.LeaderEpoch = e.leaderEpoch
+		ps.Delete = e.delete
 		out[n-1].PartitionStates = append(out[n-1].PartitionStates, ps)
 	}
 	return out

@@ -6,7 +6,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -54,12 +53,12 @@ func (b *Batch) updateMetadataRequests(controllerEpoch int32) ([]Request, error)
 }
 
 // umPartition fills one partition state for version.
-func umPartition(tp election.TopicPartition, e updateMetadataEntry, version int16) kmsg.UpdateMetadataRequestTopicPartition {
+func umPartition(e *updateMetadataEntry, version int16) kmsg.UpdateMetadataRequestTopicPartition {
 	ps := kmsg.NewUpdateMetadataRequestTopicPartition()
 	if version < 5 {
-		ps.Topic = tp.Topic
+		ps.Topic = e.tp.Topic
 	}
-	ps.Partition = tp.Partition
+	ps.Partition = e.tp.Partition
 	ps.ControllerEpoch = e.state.ControllerEpoch
 	ps.Leader = e.state.Leader
 	ps.LeaderEpoch = e.state.LeaderEpoch
@@ -75,30 +74,45 @@ func umPartition(tp election.TopicPartition, e updateMetadataEntry, version int1
 // ungroupedPartitionStates is the v0–v4 layout: one flat list, each entry
 // naming its topic.
 func (b *Batch) ungroupedPartitionStates(version int16) []kmsg.UpdateMetadataRequestTopicPartition {
-	var out []kmsg.UpdateMetadataRequestTopicPartition
-	for _, tp := range sortedPartitions(b.umPartitions) {
-		out = append(out, umPartition(tp, b.umPartitions[tp], version))
+	entries := b.umPartitions.sorted()
+	if entries.len() == 0 {
+		return nil
+	}
+	out := make([]kmsg.UpdateMetadataRequestTopicPartition, 0, entries.len())
+	for e := range entries.all() {
+		out = append(out, umPartition(e, version))
 	}
 	return out
 }
 
 // topicStates is the v5+ layout: partitions grouped by topic, with the
 // topic id from v7. A topic without an id gets the zero id, which makes a
-// broker forget the id it had cached.
+// broker forget the id it had cached. Each topic's states are a capped
+// sub-slice of one allocation.
 func (b *Batch) topicStates(version int16) []kmsg.UpdateMetadataRequestTopicState {
+	entries := b.umPartitions.sorted()
+	states := make([]kmsg.UpdateMetadataRequestTopicPartition, 0, entries.len())
 	var out []kmsg.UpdateMetadataRequestTopicState
-	for _, tp := range sortedPartitions(b.umPartitions) {
-		n := len(out)
-		if n == 0 || out[n-1].Topic != tp.Topic {
-			ts := kmsg.NewUpdateMetadataRequestTopicState()
-			ts.Topic = tp.Topic
-			if version >= 7 {
-				ts.TopicID = b.topicID(tp.Topic)
-			}
-			out = append(out, ts)
-			n++
+	group := func(topic string, states []kmsg.UpdateMetadataRequestTopicPartition) {
+		ts := kmsg.NewUpdateMetadataRequestTopicState()
+		ts.Topic = topic
+		if version >= 7 {
+			ts.TopicID = b.topicID(topic)
 		}
-		out[n-1].PartitionStates = append(out[n-1].PartitionStates, umPartition(tp, b.umPartitions[tp], version))
+		ts.PartitionStates = states
+		out = append(out, ts)
+	}
+	first, topic := 0, "" // the current topic and its first partition
+	for e := range entries.all() {
+		if n := len(states); n > first && e.tp.Topic != topic {
+			group(topic, states[first:n:n])
+			first = n
+		}
+		topic = e.tp.Topic
+		states = append(states, umPartition(e, version))
+	}
+	if len(states) > first {
+		group(topic, states[first:])
 	}
 	return out
 }

@@ -16,7 +16,12 @@
 // not carry are left at their defaults, so each request equals what the
 // broker decodes. Every request carries the target broker's epoch (the
 // czxid of its registration), the controller id and epoch, and
-// IsKRaftController=false.
+// IsKRaftController=false. A failover sends every partition to every
+// broker, so the batch is built for size (batch_pending.go): adds in
+// partition order append to per-broker lists without a map or a sort, the
+// state of one add is copied once for all its brokers, small lists are
+// copied into shared chunks, and each request's partition states are one
+// allocation.
 //
 // Sending (goroutines). A Manager holds one channel per broker: an ordered
 // queue and one sender goroutine that keeps at most one request in flight

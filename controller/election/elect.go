@@ -80,6 +80,8 @@ func ElectLeader(env Env, s Strategy, in PartitionInput) Result {
 		c = chooseOffline(env, in, s.AllowUnclean)
 	case RecoveryKind:
 		c = chooseRecovered(env, in, s.Leader)
+	case DesignatedKind:
+		c = chooseDesignated(env, in, s.Leader)
 	case ReassignKind:
 		c = chooseReassign(env.Live, in)
 	case PreferredKind:

@@ -32,6 +32,16 @@ const (
 	// topic's recovery strategy (Balanced or Aggressive) asks the replicas
 	// for their logs first. The caller starts an unclean recovery.
 	ReasonRecoveryNeeded
+	// ReasonDesiredNotReplica: Designated, the desired leader is not an
+	// assigned replica.
+	ReasonDesiredNotReplica
+	// ReasonDesiredNotLive: Designated, the desired leader is dead,
+	// shutting down or has the partition on a failed directory.
+	ReasonDesiredNotLive
+	// ReasonDesiredNotEligible: Designated, the desired leader is outside
+	// the ISR (and ELR) while a live member of those exists, which would
+	// lead cleanly: electing the desired one would throw data away.
+	ReasonDesiredNotEligible
 )
 
 // String names the reason.
@@ -55,6 +65,12 @@ func (r Reason) String() string {
 		return "no eligible replica"
 	case ReasonRecoveryNeeded:
 		return "no live ISR or ELR member; unclean recovery needed"
+	case ReasonDesiredNotReplica:
+		return "the desired leader is not an assigned replica"
+	case ReasonDesiredNotLive:
+		return "the desired leader is not live (dead, shutting down, or the partition is on a failed log directory)"
+	case ReasonDesiredNotEligible:
+		return "the desired leader is not in the ISR (or ELR) while a live member of it is; designate that one"
 	}
 	return fmt.Sprintf("Reason(%d)", int8(r))
 }
@@ -89,6 +105,10 @@ func (e *ElectionError) Error() string {
 			"already written by another controller. This probably means that the current controller %d went "+
 			"through a soft failure and another controller was elected with epoch %d.",
 			e.Partition, e.ControllerID, e.ZnodeControllerEpoch)
+	}
+	if e.Strategy.Kind == DesignatedKind {
+		// No Kafka message to match: say why, since an operator chose.
+		return fmt.Sprintf("Failed to elect leader for partition %s under strategy %s: %s", e.Partition, e.Strategy, e.Reason)
 	}
 	return fmt.Sprintf("Failed to elect leader for partition %s under strategy %s", e.Partition, e.Strategy)
 }

@@ -65,7 +65,11 @@ func RecoveryWaitSet(cur LeaderAndIsr, replicas []int32, minISR int32) []int32 {
 // member of waitFor has answered, or at the timeout with at least one
 // answer; Aggressive as soon as one has answered. The leader is the answer
 // with the highest last epoch, then the highest log end offset, then the
-// lowest broker id. None and Off never decide.
+// lowest broker id. Epochs count only when every answer has one (>= 0):
+// stock brokers, asked with ListOffsets, cannot say the epoch of their
+// last record (replicalog reports -1), and an epoch compared with an
+// unknown one says nothing, so then log end offsets alone decide. None and
+// Off never decide.
 func PickRecoveryLeader(mode RecoveryMode, waitFor []int32, answers []ReplicaLog, timedOut bool) (int32, bool) {
 	if len(answers) == 0 {
 		return NoLeader, false
@@ -83,20 +87,21 @@ func PickRecoveryLeader(mode RecoveryMode, waitFor []int32, answers []ReplicaLog
 	default:
 		return NoLeader, false
 	}
+	epochs := !slices.ContainsFunc(answers, func(a ReplicaLog) bool { return a.LastEpoch < 0 })
 	best := answers[0]
 	for _, a := range answers[1:] {
-		if longerLog(a, best) {
+		if longerLog(a, best, epochs) {
 			best = a
 		}
 	}
 	return best.Broker, true
 }
 
-// longerLog orders answers: last epoch, then log end offset, then the lower
-// broker id for a deterministic tie break.
-func longerLog(a, b ReplicaLog) bool {
+// longerLog orders answers: last epoch (when epochs count), then log end
+// offset, then the lower broker id for a deterministic tie break.
+func longerLog(a, b ReplicaLog, epochs bool) bool {
 	switch {
-	case a.LastEpoch != b.LastEpoch:
+	case epochs && a.LastEpoch != b.LastEpoch:
 		return a.LastEpoch > b.LastEpoch
 	case a.LogEndOffset != b.LogEndOffset:
 		return a.LogEndOffset > b.LogEndOffset

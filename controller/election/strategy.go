@@ -22,6 +22,10 @@ const (
 	// the recovery manager chose from the replicas' logs, unless an ISR or
 	// ELR member came back meanwhile (then that one, cleanly).
 	RecoveryKind
+	// DesignatedKind is kzadmin's ElectLeaders v3 DesiredLeaders election
+	// (seed 003, KIP-966 manual recovery): elect the replica an operator
+	// named (designated.go).
+	DesignatedKind
 )
 
 // Strategy is an election strategy with its parameter. Build one with
@@ -33,7 +37,8 @@ type Strategy struct {
 	// ElectLeaders UNCLEAN; every automatic path passes false and lets the
 	// topic's unclean.leader.election.enable decide.
 	AllowUnclean bool
-	// Leader (Recovery only) is the replica the recovery manager chose.
+	// Leader (Recovery and Designated only) is the replica the recovery
+	// manager chose, or the one an operator designated.
 	Leader int32
 }
 
@@ -68,6 +73,8 @@ func (s Strategy) String() string {
 		return "ControlledShutdownPartitionLeaderElectionStrategy"
 	case RecoveryKind:
 		return "UncleanRecoveryStrategy(" + strconv.Itoa(int(s.Leader)) + ")"
+	case DesignatedKind:
+		return "DesignatedLeaderElectionStrategy(" + strconv.Itoa(int(s.Leader)) + ")"
 	}
 	return "Strategy(" + strconv.Itoa(int(s.Kind)) + ")"
 }

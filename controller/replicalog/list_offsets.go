@@ -5,6 +5,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 )
 
 // Asking a stock broker with ListOffsets (key 2).
@@ -13,24 +15,34 @@ import (
 // replica id is -2 (ListOffsetsRequest.DEBUGGING_REPLICA_ID:
 // fetchOnlyFromLeader = replicaId != -2), and with a replica id other
 // than -1 it applies no isolation level, so LATEST is the local log end
-// offset, not the high watermark. From v4 the answer carries the epoch of
-// that offset. integration/replicalogreal checks this against real Kafka
-// 3.9 brokers, including for a partition that has no leader.
+// offset, not the high watermark. integration/replicalogreal checks this
+// against real Kafka 3.9 brokers, including for a partition that has no
+// leader.
+//
+// The epoch in the answer (v4+) is NOT the epoch of the replica's last
+// record: a broker answers LATEST with the partition's current leader
+// epoch, the one it learnt from its last LeaderAndIsr (or -1 if it never
+// applied one). A controlled shutdown, an ISR shrink or an election bumps
+// that epoch on the replicas told, so a replica with a shorter log can
+// report a higher epoch than one with a longer log. Comparing those epochs
+// would prefer the shorter log, the very thing unclean recovery must not
+// do. So this path reports LastEpoch -1 (unknown), and the recovery
+// compares log end offsets for stock brokers (election.PickRecoveryLeader
+// ignores epochs unless every answer has one). Nothing a 3.9 follower
+// serves gives its last written epoch: OffsetForLeaderEpoch is leader-only.
+// Our simulator's GetReplicaLogInfo does give it.
 
 const (
 	// debuggingReplicaID lets a follower answer from its own log.
 	debuggingReplicaID int32 = -2
 	// latestTimestamp asks for the log end offset.
 	latestTimestamp int64 = -1
-	// firstEpochVersion is the first ListOffsets version that returns
-	// the leader epoch; older versions give LastEpoch -1.
-	firstEpochVersion int16 = 4
 )
 
 // listOffsets asks for parts with ListOffsets at version, in pieces of
 // PartitionsPerRequest. Partitions without a topic name cannot be named
 // in ListOffsets and are answered UNKNOWN_TOPIC_OR_PARTITION unasked.
-func (p *prober) listOffsets(ctx context.Context, c *conn, version int16, parts []Partition, got answers) error {
+func (p *prober) listOffsets(ctx context.Context, c *kafkaconn.Conn, version int16, parts []Partition, got answers) error {
 	named := make([]Partition, 0, len(parts))
 	for _, part := range parts {
 		if part.Topic == "" {
@@ -40,7 +52,7 @@ func (p *prober) listOffsets(ctx context.Context, c *conn, version int16, parts 
 		named = append(named, part)
 	}
 	for _, chunk := range chunks(named, p.opts.PartitionsPerRequest) {
-		resp, err := c.roundTrip(ctx, listOffsetsRequest(version, chunk))
+		resp, err := c.RoundTrip(ctx, listOffsetsRequest(version, chunk))
 		if err != nil {
 			return err
 		}
@@ -93,11 +105,9 @@ func recordListOffsets(resp *kmsg.ListOffsetsResponse, asked []Partition, got an
 		case rp.ErrorCode != 0:
 			got[part] = unanswered(part, rp.ErrorCode)
 		default:
-			epoch := rp.LeaderEpoch
-			if resp.Version < firstEpochVersion {
-				epoch = -1
-			}
-			got[part] = Info{Partition: part, LogEndOffset: rp.Offset, LastEpoch: epoch}
+			// rp.LeaderEpoch is the replica's current leader epoch, not
+			// its last record's (see above): unknown.
+			got[part] = Info{Partition: part, LogEndOffset: rp.Offset, LastEpoch: -1}
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kerr"
+
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 )
 
 // tpID keys a partition by topic id, as GetReplicaLogInfo answers.
@@ -18,13 +20,13 @@ type tpID struct {
 // is lower than ours) go to the front of the next request; when an answer
 // served none of them, the prober pauses before asking again and gives up
 // after LimitRetries such answers in a row.
-func (p *prober) logInfo(ctx context.Context, c *conn, brokerID int32, parts []Partition, got answers) error {
+func (p *prober) logInfo(ctx context.Context, c *kafkaconn.Conn, brokerID int32, parts []Partition, got answers) error {
 	pending := parts
 	stalls := 0
 	for len(pending) > 0 {
 		n := min(len(pending), p.opts.PartitionsPerRequest)
 		chunk, rest := pending[:n], pending[n:]
-		resp, err := c.roundTrip(ctx, logInfoRequest(brokerID, chunk))
+		resp, err := c.RoundTrip(ctx, logInfoRequest(brokerID, chunk))
 		if err != nil {
 			return err
 		}
@@ -38,7 +40,7 @@ func (p *prober) logInfo(ctx context.Context, c *conn, brokerID int32, parts []P
 		default:
 			stalls++
 			if err := pause(ctx, p.opts.RetryBackoff); err != nil {
-				return fmt.Errorf("GetReplicaLogInfo to %s: %w", c.addr, err)
+				return fmt.Errorf("GetReplicaLogInfo to %s: %w", c.Addr(), err)
 			}
 		}
 		pending = append(limited[:len(limited):len(limited)], rest...)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 )
 
 // Defaults for Options.
@@ -104,8 +106,8 @@ func (p *prober) Probe(ctx context.Context, t Target, parts []Partition) ([]Info
 	if err != nil {
 		return nil, fmt.Errorf("probe broker %d: %w", t.BrokerID, err)
 	}
-	defer c.nc.Close()
-	if err := c.negotiate(ctx); err != nil {
+	defer c.Close()
+	if err := c.Negotiate(ctx); err != nil {
 		return nil, fmt.Errorf("probe broker %d: %w", t.BrokerID, err)
 	}
 	got := answers{}
@@ -119,9 +121,10 @@ func (p *prober) Probe(ctx context.Context, t Target, parts []Partition) ([]Info
 }
 
 // ask chooses the API and fills got for every partition of parts.
-func (p *prober) ask(ctx context.Context, c *conn, brokerID int32, parts []Partition, got answers) error {
-	loVersion, loOK := c.supports(kmsg.ListOffsets.Int16(), 1, kmsg.NewPtrListOffsetsRequest().MaxVersion())
-	if _, ok := c.supports(GetReplicaLogInfoKey, getReplicaLogInfoVersion, getReplicaLogInfoVersion); ok {
+func (p *prober) ask(ctx context.Context, c *kafkaconn.Conn, brokerID int32, parts []Partition, got answers) error {
+	loVersion, loErr := c.PickVersion(kmsg.ListOffsets.Int16(), 1, kmsg.NewPtrListOffsetsRequest().MaxVersion())
+	loOK := loErr == nil
+	if _, err := c.PickVersion(GetReplicaLogInfoKey, getReplicaLogInfoVersion, getReplicaLogInfoVersion); err == nil {
 		var byID, byName []Partition
 		for _, part := range parts {
 			if part.TopicID == ([16]byte{}) {
@@ -147,7 +150,7 @@ func (p *prober) ask(ctx context.Context, c *conn, brokerID int32, parts []Parti
 	return p.listOffsets(ctx, c, loVersion, parts, got)
 }
 
-func (p *prober) dial(ctx context.Context, addr string) (*conn, error) {
+func (p *prober) dial(ctx context.Context, addr string) (*kafkaconn.Conn, error) {
 	dctx, cancel := context.WithTimeout(ctx, p.opts.RequestTimeout)
 	defer cancel()
 	var nc net.Conn

@@ -23,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -191,12 +192,12 @@ func (b *Broker) buildAlterPartition(batch []*alterItem, version int16, epoch in
 // alterVersion picks the AlterPartition version: the highest both sides
 // support, but at most v1 (names, not ids) unless the IBP allows topic ids
 // and every topic in the batch has one.
-func (b *Broker) alterVersion(cc *kconn, batch []*alterItem) (int16, error) {
+func (b *Broker) alterVersion(cc *kafkaconn.Conn, batch []*alterItem) (int16, error) {
 	hi := int16(3)
 	if !b.set.topicIDsSupported() || slices.ContainsFunc(batch, func(it *alterItem) bool { return it.topicID.IsZero() }) {
 		hi = 1
 	}
-	return cc.pickVersion(kmsg.AlterPartition.Int16(), 0, hi)
+	return cc.PickVersion(kmsg.AlterPartition.Int16(), 0, hi)
 }
 
 // applyAlterResponseLocked applies the controller's answer. It returns the
@@ -247,10 +248,10 @@ func (b *Broker) applyAlterResponseLocked(batch []*alterItem, resp *kmsg.AlterPa
 // alterLoop is the broker's AlterPartition sender: one request in flight,
 // everything queued since goes in the next one.
 func (b *Broker) alterLoop(inc *incarnation) {
-	var cc *kconn
+	var cc *kafkaconn.Conn
 	defer func() {
 		if cc != nil {
-			cc.close()
+			_ = cc.Close()
 		}
 	}()
 	for {
@@ -273,7 +274,7 @@ func (b *Broker) alterLoop(inc *incarnation) {
 
 // sendAlter sends one batch and applies the answer; items to retry are
 // queued again after a backoff. It returns false once the incarnation ends.
-func (b *Broker) sendAlter(inc *incarnation, cc **kconn, batch []*alterItem) bool {
+func (b *Broker) sendAlter(inc *incarnation, cc **kafkaconn.Conn, batch []*alterItem) bool {
 	ctx := inc.ctx
 	if b.waitResumed(ctx) != nil {
 		return false
@@ -291,7 +292,7 @@ func (b *Broker) sendAlter(inc *incarnation, cc **kconn, batch []*alterItem) boo
 		b.log.Debug().Err(err).Int("partitions", len(batch)).Msg("AlterPartition failed; will retry")
 	}
 	if reconnect && *cc != nil {
-		(*cc).close()
+		_ = (*cc).Close()
 		*cc = nil
 	}
 	if len(retry) == 0 {
@@ -325,7 +326,7 @@ func (b *Broker) retryWait(inc *incarnation, noController bool) bool {
 
 // roundTripController sends the batch to the current controller over the
 // kept connection, (re)connecting and negotiating versions as needed.
-func (b *Broker) roundTripController(ctx context.Context, cc **kconn, batch []*alterItem) (*kmsg.AlterPartitionResponse, error) {
+func (b *Broker) roundTripController(ctx context.Context, cc **kafkaconn.Conn, batch []*alterItem) (*kmsg.AlterPartitionResponse, error) {
 	b.mu.Lock()
 	_, addr := b.controllerLocked()
 	epoch := b.epoch
@@ -333,8 +334,8 @@ func (b *Broker) roundTripController(ctx context.Context, cc **kconn, batch []*a
 	if addr == "" {
 		return nil, errNoController
 	}
-	if *cc != nil && (*cc).addr != addr {
-		(*cc).close()
+	if *cc != nil && (*cc).Addr() != addr {
+		_ = (*cc).Close()
 		*cc = nil
 	}
 	if *cc == nil {
@@ -350,7 +351,7 @@ func (b *Broker) roundTripController(ctx context.Context, cc **kconn, batch []*a
 	}
 	req := b.buildAlterPartition(batch, version, epoch)
 	b.countSent(req.Key())
-	resp, err := (*cc).roundTrip(ctx, req, b.set.RequestTimeout)
+	resp, err := (*cc).RoundTrip(ctx, req)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -107,17 +108,17 @@ func (b *Broker) reRegister(inc *incarnation) bool {
 // dialController connects to the controller within the request timeout;
 // with negotiate it first runs ApiVersions, as Kafka's broker-to-controller
 // channel does (ControlledShutdown skips it).
-func (b *Broker) dialController(ctx context.Context, addr string, negotiate bool) (*kconn, error) {
+func (b *Broker) dialController(ctx context.Context, addr string, negotiate bool) (*kafkaconn.Conn, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.set.RequestTimeout)
 	defer cancel()
-	c, err := dialKafka(ctx, addr, fmt.Sprintf("broker-%d", b.id))
+	c, err := dialKafka(ctx, addr, fmt.Sprintf("broker-%d", b.id), b.set.RequestTimeout)
 	if err != nil {
 		return nil, err
 	}
 	if negotiate {
 		b.countSent(18)
-		if err := c.negotiate(ctx, b.set.RequestTimeout); err != nil {
-			c.close()
+		if err := c.Negotiate(ctx); err != nil {
+			_ = c.Close()
 			return nil, err
 		}
 	}

@@ -32,7 +32,10 @@ func TestKillAndRestart(t *testing.T) {
 	if b.Status() != Stopped {
 		t.Fatalf("status %s", b.Status())
 	}
-	if _, err := cc.c.roundTrip(ctx, lairReq(oldEpoch, 3, lead1(0, 2)), 5*time.Second); err == nil {
+	killedCtx, cancelKilled := context.WithTimeout(ctx, 5*time.Second)
+	_, err := cc.c.RoundTrip(killedCtx, lairReq(oldEpoch, 3, lead1(0, 2)))
+	cancelKilled()
+	if err == nil {
 		t.Fatal("a killed broker answered")
 	}
 	b.Kill() // idempotent
@@ -112,7 +115,7 @@ func TestPauseResume(t *testing.T) {
 		t.Fatal("not paused")
 	}
 	ctx, cancel := context.WithTimeout(testCtx(t), 300*time.Millisecond)
-	_, err := cc.c.roundTrip(ctx, lairReq(b.Epoch(), 1, lead1(0, 1)), time.Minute)
+	_, err := cc.c.RoundTrip(ctx, lairReq(b.Epoch(), 1, lead1(0, 1)))
 	cancel()
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("request to a paused broker: %v, want a timeout", err)

@@ -2,7 +2,6 @@ package brokersim
 
 import (
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 
@@ -25,10 +24,10 @@ func probeTarget(b *Broker) replicalog.Target {
 func TestGetReplicaLogInfoAdvertised(t *testing.T) {
 	c := startCluster(t, Options{Brokers: specs(1)})
 	cc := dialBroker(t, c.Broker(1))
-	if err := cc.c.negotiate(testCtx(t), 10*time.Second); err != nil {
+	if err := cc.c.Negotiate(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	k, ok := cc.c.versions[replicalog.GetReplicaLogInfoKey]
+	k, ok := cc.c.Versions()[replicalog.GetReplicaLogInfoKey]
 	if !ok || k.MinVersion != 0 || k.MaxVersion != 0 {
 		t.Fatalf("ApiVersions entry %+v (present %v), want v0-0", k, ok)
 	}

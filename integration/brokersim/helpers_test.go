@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -18,22 +19,22 @@ import (
 // broker, over the package's own client connection.
 type ctl struct {
 	tb testing.TB
-	c  *kconn
+	c  *kafkaconn.Conn
 }
 
 func dialBroker(tb testing.TB, b *Broker) *ctl {
 	tb.Helper()
-	c, err := dialKafka(testCtx(tb), b.Addr(), "test-controller")
+	c, err := dialKafka(testCtx(tb), b.Addr(), "test-controller", 30*time.Second)
 	if err != nil {
 		tb.Fatalf("dial broker %d: %v", b.ID(), err)
 	}
-	tb.Cleanup(c.close)
+	tb.Cleanup(func() { _ = c.Close() })
 	return &ctl{tb: tb, c: c}
 }
 
 func (c *ctl) send(req kmsg.Request) kmsg.Response {
 	c.tb.Helper()
-	resp, err := c.c.roundTrip(testCtx(c.tb), req, 30*time.Second)
+	resp, err := c.c.RoundTrip(testCtx(c.tb), req)
 	if err != nil {
 		c.tb.Fatalf("send %s: %v", kmsg.NameForKey(req.Key()), err)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -132,15 +131,15 @@ func TestMetadataVersions(t *testing.T) {
 func TestApiVersions(t *testing.T) {
 	c := startCluster(t, Options{Brokers: specs(1)})
 	cc := dialBroker(t, c.Broker(1))
-	if err := cc.c.negotiate(testCtx(t), 5*time.Second); err != nil {
+	if err := cc.c.Negotiate(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
 	want := map[int16]int16{3: 12, 4: 7, 5: 4, 6: 8, 18: 4, replicalog.GetReplicaLogInfoKey: 0}
-	if len(cc.c.versions) != len(want) {
-		t.Fatalf("advertised %v", cc.c.versions)
+	if len(cc.c.Versions()) != len(want) {
+		t.Fatalf("advertised %v", cc.c.Versions())
 	}
 	for key, max := range want {
-		if k := cc.c.versions[key]; k.MinVersion != 0 || k.MaxVersion != max {
+		if k := cc.c.Versions()[key]; k.MinVersion != 0 || k.MaxVersion != max {
 			t.Errorf("key %d: v%d-%d, want v0-%d", key, k.MinVersion, k.MaxVersion, max)
 		}
 	}

@@ -57,13 +57,13 @@ func sendAll(tb testing.TB, brokers []*Broker, reqs func(i int) kmsg.Request) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			c, err := dialKafka(context.Background(), b.Addr(), "scale")
+			c, err := dialKafka(context.Background(), b.Addr(), "scale", 5*time.Minute)
 			if err != nil {
 				errs <- err
 				return
 			}
-			defer c.close()
-			if _, err := c.roundTrip(context.Background(), reqs(i), 5*time.Minute); err != nil {
+			defer c.Close()
+			if _, err := c.RoundTrip(context.Background(), reqs(i)); err != nil {
 				errs <- err
 			}
 		})

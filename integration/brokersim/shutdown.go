@@ -96,11 +96,11 @@ func (b *Broker) controlledShutdownOnce(ctx context.Context) ([]TopicPartition, 
 	if err != nil {
 		return nil, err
 	}
-	defer cc.close()
+	defer cc.Close()
 	req := kmsg.NewPtrControlledShutdownRequest()
 	req.Version, req.BrokerID, req.BrokerEpoch = 3, b.id, epoch
 	b.countSent(req.Key())
-	resp, err := cc.roundTrip(ctx, req, b.set.RequestTimeout)
+	resp, err := cc.RoundTrip(ctx, req)
 	if err != nil {
 		return nil, err
 	}

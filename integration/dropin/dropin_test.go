@@ -76,6 +76,7 @@ func TestDropIn(t *testing.T) {
 		{"WarmStandbyTakesOver", s.warmStandbyTakesOver},
 		{"PausedControllerResumes", s.pausedControllerResumes},
 		{"KafkaController", s.kafkaController},
+		{"KzadmindReclaims", s.kzadmindReclaims},
 	}
 	for _, st := range steps {
 		if !t.Run(st.name, func(t *testing.T) { st.run(t, ctx) }) {

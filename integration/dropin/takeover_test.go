@@ -1,14 +1,18 @@
 package dropin
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/zkadmin"
-	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // standbyTakesOver: two more kzadmind instances. A child process takes
@@ -103,8 +107,8 @@ func (s *dropin) killForTakeover(t *testing.T, ctx context.Context, ch *child, n
 	to.ready = time.Since(start)
 	h.waitBrokersFollow(t, ctx, nextID)
 	to.followed = time.Since(start)
-	// One more than before, unless brokers won races in between
-	// (wonOrReclaim): then each of them bumped it too.
+	// One more than before, unless a broker won the race in between
+	// (wonOrReclaim): then it bumped it too, and so did the reclaim.
 	_, now, err := h.controller(ctx)
 	if st := next.Controller().Status(); err != nil || now < to.epoch || st.Epoch != now {
 		t.Fatalf("controller epoch %d after the takeover (%v), kzadmind %d at %d, want %d or more", now, err, nextID, st.Epoch, to.epoch)
@@ -179,8 +183,48 @@ func (f *figures) addTakeover(under int, s seat, followed time.Duration) {
 	f.add("  kill → every broker follows the new controller", under, followed)
 }
 
-// waitSeat waits until kzadmind id holds /controller, reclaiming the seat
-// from a broker that won it (wonOrReclaim).
+// reclaimerID is the kzadmind started while a broker is Kafka's
+// controller (kzadmindReclaims).
+const reclaimerID int32 = 3007
+
+// kzadmindReclaims: with a broker as Kafka's controller (the step before),
+// a kzadmind started now takes the seat from it by itself
+// (kzadmin.controller.reclaim.from.brokers): one multi replaces the
+// broker's /controller and bumps the epoch once, the broker resigns, and
+// every broker follows kzadmind while producing goes on.
+func (s *dropin) kzadmindReclaims(t *testing.T, ctx context.Context) {
+	h := s.h
+	holder, before, err := h.controller(ctx)
+	if err != nil || holder < 0 || holder >= firstID {
+		t.Fatalf("/controller names %d (%v); want a broker", holder, err)
+	}
+	s.tr.start()
+	began := time.Now()
+	s.standby = h.startDaemon(t, ctx, reclaimerID)
+	waitStatus(t, ctx, s.standby, "kzadmind never took the seat from the broker", func(st controller.Status) bool {
+		return st.Ready
+	})
+	ready := time.Since(began)
+	h.waitBrokersFollow(t, ctx, reclaimerID)
+	followed := time.Since(began)
+	id, epoch, err := h.controller(ctx)
+	if err != nil || id != reclaimerID || epoch != before+1 {
+		t.Fatalf("/controller names %d at epoch %d (%v); want %d at %d", id, epoch, err, reclaimerID, before+1)
+	}
+	recs := h.reclaims(t, reclaimerID)
+	if len(recs) != 1 || recs[0].FromBroker != holder {
+		t.Fatalf("kzadmind %d logged reclaims %+v; want one from broker %d", reclaimerID, recs, holder)
+	}
+	t.Logf("kzadmind %d started with broker %d as controller: took the seat and was ready after %s, every broker followed after %s",
+		reclaimerID, holder, ready.Round(time.Millisecond), followed.Round(time.Millisecond))
+	s.figs.add("kzadmind started, a broker controller → kzadmind reclaimed and ready", kzadmind, ready)
+	s.figs.add("  → every broker follows kzadmind", kzadmind, followed)
+	s.tr.waitMore(t, ctx, "after the reclaim", 200, time.Minute)
+	s.tr.verify(t, ctx, h.cluster.Addrs())
+}
+
+// waitSeat waits until kzadmind id holds /controller, which it takes back
+// by itself from a broker that won it (wonOrReclaim).
 func (h *harness) waitSeat(t *testing.T, ctx context.Context, start time.Time, id int32) {
 	t.Helper()
 	if s := h.watchSeat(ctx, start, h.wonOrReclaim(t, ctx, id)); s.err != nil {
@@ -188,26 +232,77 @@ func (h *harness) waitSeat(t *testing.T, ctx context.Context, start time.Time, i
 	}
 }
 
+// maxBrokerHold bounds how long a broker may hold /controller before the
+// kzadmind standby takes it back: its first reclaim goes out as soon as
+// it reads /controller naming the broker.
+const maxBrokerHold = 10 * time.Second
+
+// reclaimLine is what kzadmind logs when it takes /controller back from a
+// broker (controller/seat_reclaim.go).
+const reclaimLine = "reclaimed /controller from a Kafka broker"
+
 // wonOrReclaim is a watchSeat condition: /controller names want. Brokers
 // contend for the seat too when it falls vacant, and now and then one
-// wins the race against the kzadmind standby (about one takeover in ten
-// here); that broker would stay controller until it died. Then, as an
-// operator would, it deletes the broker's /controller (conditionally on
-// its version), so that the race runs again, and logs it. The figures of
-// such a run include the extra round.
+// wins the race against the kzadmind standby; kzadmind then takes the
+// seat back by itself (kzadmin.controller.reclaim.from.brokers, on by
+// default). The condition fails the test if a broker is seen holding the
+// seat for longer than maxBrokerHold, and once want holds it, logs
+// ("seat race:") whether a broker won the race first and how long it
+// held the seat, from want's own log (the reclaim often completes within
+// one poll interval). The figures of such a run include the reclaim.
 func (h *harness) wonOrReclaim(t *testing.T, ctx context.Context, want int32) func(int32) bool {
-	var reclaimed int64 // czxid of the broker's /controller deleted last
+	logged := len(h.reclaims(t, want)) // reclaims of earlier takeovers
+	var heldSince time.Time
+	reported := false // watchSeat may ask again about the same id
 	return func(id int32) bool {
-		if id < 0 || id >= firstID {
-			return id == want
-		}
-		_, stat, err := h.obs.Get(ctx, znodes.ControllerPath)
-		if err != nil || stat.Czxid == reclaimed {
+		if id >= 0 && id < firstID {
+			if heldSince.IsZero() {
+				heldSince = time.Now()
+				t.Logf("broker %d holds /controller; waiting for kzadmind %d to take it back", id, want)
+			}
+			if held := time.Since(heldSince); held > maxBrokerHold {
+				t.Fatalf("broker %d has held /controller for %s; kzadmind %d never reclaimed it", id, held, want)
+			}
 			return false
 		}
-		reclaimed = stat.Czxid
-		err = h.obs.Delete(ctx, znodes.ControllerPath, stat.Version)
-		t.Logf("broker %d won /controller from kzadmind %d; deleted it to run the race again (%v)", id, want, err)
-		return false
+		if id != want || reported {
+			return id == want
+		}
+		reported = true
+		if lines := h.reclaims(t, want)[logged:]; len(lines) > 0 {
+			for _, l := range lines {
+				t.Logf("seat race: broker %d won /controller first; kzadmind %d took it back %s after the broker won it",
+					l.FromBroker, want, time.Duration(l.BrokerHeld*float64(time.Millisecond)).Round(time.Millisecond))
+			}
+		} else {
+			t.Logf("seat race: kzadmind %d won /controller directly", want)
+		}
+		return true
 	}
+}
+
+// reclaimRecord is kzadmind's log line of a reclaim.
+type reclaimRecord struct {
+	FromBroker int32   `json:"from_broker"`
+	BrokerHeld float64 `json:"broker_held"` // milliseconds
+}
+
+// reclaims returns the reclaims kzadmind id has logged so far.
+func (h *harness) reclaims(t *testing.T, id int32) []reclaimRecord {
+	data, err := os.ReadFile(h.logPath(id))
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var out []reclaimRecord
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if !bytes.Contains(line, []byte(reclaimLine)) {
+			continue
+		}
+		var r reclaimRecord
+		if err := json.Unmarshal(line, &r); err != nil {
+			t.Fatalf("kzadmind %d log: %v: %s", id, err, line)
+		}
+		out = append(out, r)
+	}
+	return out
 }

@@ -3,6 +3,7 @@ package elr
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -217,6 +218,15 @@ func (h *harness) createTopic(t *testing.T, ctx context.Context, topic string, m
 	h.waitState(t, ctx, topic, "led by 1 with ISR 1,2,3", time.Minute, func(s pstate) bool {
 		return s.Leader == 1 && equal(s.ISR, 1, 2, 3)
 	})
+}
+
+// registered reports whether /brokers/ids/<id> exists.
+func (h *harness) registered(ctx context.Context, id int32) (bool, error) {
+	_, _, err := h.obs.Get(ctx, znodes.BrokerIDPath(id))
+	if errors.Is(err, zkadmin.ErrNoNode) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // metric reads one sample of kzadmind's /metrics (0 when absent).

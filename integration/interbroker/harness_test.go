@@ -194,10 +194,41 @@ func kadmClient(t *testing.T, addr string, opts ...kgo.Opt) *kadm.Client {
 	return kadm.NewClient(cl)
 }
 
+// waitLeaders waits until the broker at addr knows topic and every
+// partition has a leader: the controller's LeaderAndIsr and
+// UpdateMetadata follow CreateTopics asynchronously, and a producer
+// gives up on a topic unknown for a few metadata rounds.
+func waitLeaders(ctx context.Context, t *testing.T, addr, topic string, opts ...kgo.Opt) {
+	t.Helper()
+	adm := kadmClient(t, addr, opts...)
+	waitFor(ctx, t, "leaders of "+topic+" on "+addr, func() error {
+		md, err := adm.Metadata(ctx, topic)
+		if err != nil {
+			return err
+		}
+		td, ok := md.Topics[topic]
+		switch {
+		case !ok:
+			return fmt.Errorf("topic %s not in metadata", topic)
+		case td.Err != nil:
+			return td.Err
+		case len(td.Partitions) == 0:
+			return fmt.Errorf("topic %s has no partitions yet", topic)
+		}
+		for _, p := range td.Partitions {
+			if p.Err != nil || p.Leader < 0 {
+				return fmt.Errorf("partition %d: leader %d, %v", p.Partition, p.Leader, p.Err)
+			}
+		}
+		return nil
+	})
+}
+
 // produceConsume writes n records to topic through the broker at addr and
 // reads them back, with the client options opts (TLS, SASL).
 func produceConsume(ctx context.Context, t *testing.T, addr, topic string, n int, opts ...kgo.Opt) {
 	t.Helper()
+	waitLeaders(ctx, t, addr, topic, opts...)
 	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic), kgo.ConsumeTopics(topic),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, opts...)...)
 	if err != nil {

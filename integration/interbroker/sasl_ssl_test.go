@@ -63,7 +63,7 @@ func TestSASLSSLInterBrokerListener(t *testing.T) {
 		"ssl.keystore.type=PEM",
 		"ssl.keystore.location="+p.kzadmind.Keystore,
 		"ssl.truststore.type=PEM",
-		"ssl.truststore.location="+other(t),
+		"ssl.truststore.location="+p.kzadmind.Truststore,
 		"authorizer.class.name=kafka.security.authorizer.AclAuthorizer",
 		"super.users=User:"+brokerUser,
 	)
@@ -113,9 +113,4 @@ func createWithKafkaTopics(ctx context.Context, t *testing.T, addr, truststore s
 	if err != nil {
 		t.Fatalf("kafka-topics --create over SASL_SSL: %v\n%s%s", err, stdout, stderr)
 	}
-}
-
-func other(t *testing.T) string {
-	p := newPKI(t)
-	return p.kzadmind.Truststore
 }

@@ -34,7 +34,7 @@ import (
 // also holds /controller when the node is active: an entry for the id in
 // /controller exists whenever that node is up (it publishes before it
 // competes for /controller, and again on every new session).
-const controllerDirPath = "/kzadmin/controllers"
+const controllerDirPath = controller.PeerDirPath // the seat logic reads the same entries
 
 func controllerDirEntry(id int32) string {
 	return znodes.JoinPath(controllerDirPath, strconv.Itoa(int(id)))

@@ -1,20 +1,16 @@
 package sasl
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"net"
 	"slices"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 	"github.com/kzadmin/kzadmin/security/scram"
 )
 
@@ -70,24 +66,19 @@ func (e *AuthError) Error() string {
 }
 
 // Authenticate runs the SASL exchange on nc as a Kafka client does, before
-// any other request. ctx's deadline, if any, bounds it. On error the
-// connection is unusable.
+// any other request. ctx bounds it, its deadline too; nc's deadline is
+// cleared afterwards. On error the connection is unusable.
 func Authenticate(ctx context.Context, nc net.Conn, cred ClientCredentials, clientID string) error {
 	if err := cred.Check(); err != nil {
 		return err
 	}
-	if d, ok := ctx.Deadline(); ok {
-		if err := nc.SetDeadline(d); err != nil {
-			return fmt.Errorf("SASL: set deadline: %w", err)
-		}
-		defer func() { _ = nc.SetDeadline(time.Time{}) }()
-	}
-	stop := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Unix(1, 0)) })
-	defer stop()
-	rt := &roundTripper{nc: nc, r: bufio.NewReader(nc), clientID: clientID}
+	// The exchange reads through its own buffer, which holds nothing
+	// once it ends: the broker sends only answers to what was asked.
+	c := kafkaconn.New(nc, "", kafkaconn.Config{ClientID: clientID, MaxResponse: maxAuthResponse})
+	defer func() { _ = nc.SetDeadline(time.Time{}) }()
 	hs := kmsg.NewPtrSASLHandshakeRequest()
 	hs.Version, hs.Mechanism = 1, cred.Mechanism
-	resp, err := rt.do(hs)
+	resp, err := c.RoundTrip(ctx, hs)
 	if err != nil {
 		return fmt.Errorf("SASL handshake: %w", err)
 	}
@@ -95,19 +86,19 @@ func Authenticate(ctx context.Context, nc net.Conn, cred ClientCredentials, clie
 		return &AuthError{Mechanism: cred.Mechanism, Code: h.ErrorCode, Enabled: h.SupportedMechanisms}
 	}
 	if cred.Mechanism == MechanismPlain {
-		_, err := rt.authenticate(cred.Mechanism, []byte("\x00"+cred.Username+"\x00"+cred.Password))
+		_, err := authenticate(ctx, c, cred.Mechanism, []byte("\x00"+cred.Username+"\x00"+cred.Password))
 		return err
 	}
 	m, _ := scram.MechanismByName(cred.Mechanism)
-	return scramExchangeClient(rt, scram.NewClient(m, cred.Username, cred.Password), cred.Mechanism)
+	return scramExchangeClient(ctx, c, scram.NewClient(m, cred.Username, cred.Password), cred.Mechanism)
 }
 
-func scramExchangeClient(rt *roundTripper, c *scram.Client, mech string) error {
+func scramExchangeClient(ctx context.Context, conn *kafkaconn.Conn, c *scram.Client, mech string) error {
 	first, err := c.First()
 	if err != nil {
 		return err
 	}
-	serverFirst, err := rt.authenticate(mech, first)
+	serverFirst, err := authenticate(ctx, conn, mech, first)
 	if err != nil {
 		return err
 	}
@@ -115,27 +106,19 @@ func scramExchangeClient(rt *roundTripper, c *scram.Client, mech string) error {
 	if err != nil {
 		return err
 	}
-	serverFinal, err := rt.authenticate(mech, final)
+	serverFinal, err := authenticate(ctx, conn, mech, final)
 	if err != nil {
 		return err
 	}
 	return c.Verify(serverFinal)
 }
 
-// roundTripper sends one request at a time with request header v1: both
-// requests used are non-flexible at the versions sent.
-type roundTripper struct {
-	nc       net.Conn
-	r        *bufio.Reader
-	clientID string
-	corr     int32
-}
-
-// authenticate sends one token and returns the server's.
-func (rt *roundTripper) authenticate(mech string, token []byte) ([]byte, error) {
+// authenticate sends one token in SaslAuthenticate v1 (not flexible, so
+// request header v1) and returns the server's.
+func authenticate(ctx context.Context, c *kafkaconn.Conn, mech string, token []byte) ([]byte, error) {
 	req := kmsg.NewPtrSASLAuthenticateRequest()
 	req.Version, req.SASLAuthBytes = 1, token
-	resp, err := rt.do(req)
+	resp, err := c.RoundTrip(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("SASL authenticate: %w", err)
 	}
@@ -153,44 +136,6 @@ func (rt *roundTripper) authenticate(mech string, token []byte) ([]byte, error) 
 // maxAuthResponse bounds a response during authentication, as Kafka's
 // clients bound what they read before they trust the server.
 const maxAuthResponse = 512 << 10
-
-func (rt *roundTripper) do(req kmsg.Request) (kmsg.Response, error) {
-	rt.corr++
-	buf := []byte{0, 0, 0, 0}
-	buf = kbin.AppendInt16(buf, req.Key())
-	buf = kbin.AppendInt16(buf, req.GetVersion())
-	buf = kbin.AppendInt32(buf, rt.corr)
-	buf = kbin.AppendString(buf, rt.clientID)
-	buf = req.AppendTo(buf)
-	binary.BigEndian.PutUint32(buf, uint32(len(buf)-4))
-	if _, err := rt.nc.Write(buf); err != nil {
-		return nil, err
-	}
-	var prefix [4]byte
-	if _, err := io.ReadFull(rt.r, prefix[:]); err != nil {
-		return nil, err
-	}
-	size := int32(binary.BigEndian.Uint32(prefix[:]))
-	if size < 4 || size > maxAuthResponse {
-		return nil, fmt.Errorf("response size %d outside [4, %d]", size, maxAuthResponse)
-	}
-	body := make([]byte, size)
-	if _, err := io.ReadFull(rt.r, body); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	if got := int32(binary.BigEndian.Uint32(body)); got != rt.corr {
-		return nil, fmt.Errorf("response correlation id %d, expected %d", got, rt.corr)
-	}
-	resp := req.ResponseKind()
-	resp.SetVersion(req.GetVersion())
-	if err := resp.ReadFrom(body[4:]); err != nil {
-		return nil, fmt.Errorf("decode %s response: %w", kmsg.NameForKey(req.Key()), err)
-	}
-	return resp, nil
-}
 
 // ClientCredentialsFromJAAS reads the username and password of a
 // sasl.jaas.config value for mechanism, as a Kafka broker's inter-broker

@@ -94,5 +94,20 @@
 // election (config_watch.go). ElectLeaders v3's desired leaders run
 // designated elections, the operator's manual recovery (designated.go).
 //
+// The seat (seat*.go): Kafka's brokers compete for /controller too. A
+// standby keeps /controller_epoch's value and version current, so that when
+// /controller is deleted it sends the create-and-bump multi in one round
+// trip. When a registered broker (an id under /brokers/ids that no kzadmind
+// published under PeerDirPath) holds the seat, one multi deletes its
+// /controller, creates ours and bumps the epoch, conditional on the
+// versions read, so the seat is never vacant for a broker to race into;
+// repeated losses back off (1 s doubling to 30 s). Config key
+// kzadmin.controller.reclaim.from.brokers turns this off.
+//
+// KIP-966 (elr.go, recovery.go): with eligible.leader.replicas.enable every
+// ISR write goes through election.NextELR, offline elections try the ISR,
+// then the ELR, then unclean recovery by unclean.recovery.strategy, whose
+// probes (replicalog) run off the loop and come back as events.
+//
 // DESIGN.md describes goroutine ownership.
 package controller

@@ -119,7 +119,7 @@ func (g *goldenScenario) partitionLines(t *testing.T) []string {
 // converged and unchanged before stabilize returns: a request the broker
 // channel is about to send (queued, not yet written) is invisible to the
 // checks for the instant between two requests.
-const goldenStableRounds = 3
+const goldenStableRounds = 5
 
 // stabilize waits until the controller is idle (no event queued or
 // running, no control request unanswered), the controller's view equals
@@ -151,6 +151,13 @@ func (g *goldenScenario) stabilize(t *testing.T, d *datadriven.TestData) {
 // converged returns a fingerprint of the cluster and, when it has not
 // converged, why not.
 func (g *goldenScenario) converged(t *testing.T) (fingerprint, problem string) {
+	// A round trip on the controller's own session: ZooKeeper delivers the
+	// session's pending watch notifications before this reply, so a watch
+	// that fired (a second event of a broker's death, say) is on its way
+	// into the queue before the queue is checked, not after.
+	if _, _, err := g.ctl.c.zk.Get(testCtx(t), znodes.ControllerPath); err != nil && !errors.Is(err, zkadmin.ErrNoNode) {
+		return "", fmt.Sprintf("barrier read: %v", err)
+	}
 	if n := g.ctl.c.queue.len(); n > 0 {
 		return "", fmt.Sprintf("%d controller events queued", n)
 	}

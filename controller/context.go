@@ -3,6 +3,7 @@ package controller
 import (
 	"cmp"
 	"encoding/json"
+	"iter"
 	"maps"
 	"slices"
 
@@ -54,6 +55,12 @@ type topic struct {
 	// znode is the assignment as last read (Unknown fields included), kept
 	// so that a rewrite (topic id, replica re-placement) preserves it.
 	znode znodes.TopicAssignment
+	// ordered caches the partitions in id order for the ordered scans,
+	// with their ids in orderIDs (nil when the ids are 0..n-1, Kafka's
+	// usual layout). nil when not known: putTopic, the only place
+	// partitions are added, resets it.
+	ordered  []*partition
+	orderIDs []int32
 }
 
 // clusterContext is Kafka's ControllerContext: everything the active
@@ -69,6 +76,10 @@ type clusterContext struct {
 	// deleting is topicsToBeDeleted: it mirrors the deletion manager's
 	// queue after every step (deletion.go, syncDeleting).
 	deleting map[string]bool
+	// topicOrder caches the topics ordered by name for the ordered scans;
+	// nil when not known. putTopic and removeTopic, the only places topics
+	// come and go, reset it.
+	topicOrder []*topic
 }
 
 func newClusterContext() *clusterContext {
@@ -154,15 +165,83 @@ func (cc *clusterContext) liveBrokerIDs() []int32 {
 	return out
 }
 
-// sortedPartitions returns every partition of the context ordered by topic
-// and partition, so that batches and logs are deterministic.
-func (cc *clusterContext) sortedPartitions() []TopicPartition {
-	var out []TopicPartition
-	for _, name := range slices.Sorted(maps.Keys(cc.topics)) {
-		t := cc.topics[name]
-		for _, p := range slices.Sorted(maps.Keys(t.parts)) {
-			out = append(out, TopicPartition{Topic: name, Partition: p})
+// The ordered scans below visit partitions by topic and partition, so
+// that batches and logs are deterministic. Failover, broker changes and
+// the reassignment resume scan every partition (100k and more), so the
+// order is cached rather than rebuilt per scan (topicOrder, ordered),
+// until a topic or a partition is added or removed.
+
+// orderedTopics returns the topics by name. The slice is the context's
+// cache: callers must not modify it.
+func (cc *clusterContext) orderedTopics() []*topic {
+	if cc.topicOrder == nil && len(cc.topics) > 0 {
+		cc.topicOrder = make([]*topic, 0, len(cc.topics))
+		for _, name := range slices.Sorted(maps.Keys(cc.topics)) {
+			cc.topicOrder = append(cc.topicOrder, cc.topics[name])
 		}
+	}
+	return cc.topicOrder
+}
+
+// orderedParts returns the topic's partitions in id order and their ids
+// (nil ids: the partitions are 0..n-1). The slices are the topic's cache.
+func (t *topic) orderedParts() ([]*partition, []int32) {
+	if t.ordered == nil && len(t.parts) > 0 {
+		t.orderIDs = nil
+		n := int32(len(t.parts))
+		for id := range t.parts {
+			if id < 0 || id >= n { // n distinct ids all below n are 0..n-1
+				t.orderIDs = slices.Sorted(maps.Keys(t.parts))
+				break
+			}
+		}
+		t.ordered = make([]*partition, n)
+		for i := range n {
+			id := i
+			if t.orderIDs != nil {
+				id = t.orderIDs[i]
+			}
+			t.ordered[i] = t.parts[id]
+		}
+	}
+	return t.ordered, t.orderIDs
+}
+
+// orderedPartitions yields every partition of the context ordered by topic
+// and partition. The context must not gain or lose topics or partitions
+// while the sequence runs.
+func (cc *clusterContext) orderedPartitions() iter.Seq2[TopicPartition, *partition] {
+	return func(yield func(TopicPartition, *partition) bool) {
+		for _, t := range cc.orderedTopics() {
+			parts, ids := t.orderedParts()
+			for i, p := range parts {
+				id := int32(i)
+				if ids != nil {
+					id = ids[i]
+				}
+				if !yield(TopicPartition{Topic: t.name, Partition: id}, p) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// partitionCount is the number of partitions in the context.
+func (cc *clusterContext) partitionCount() int {
+	n := 0
+	for _, t := range cc.topics {
+		n += len(t.parts)
+	}
+	return n
+}
+
+// sortedPartitions returns every partition of the context ordered by topic
+// and partition.
+func (cc *clusterContext) sortedPartitions() []TopicPartition {
+	out := make([]TopicPartition, 0, cc.partitionCount())
+	for tp := range cc.orderedPartitions() {
+		out = append(out, tp)
 	}
 	return out
 }
@@ -170,19 +249,20 @@ func (cc *clusterContext) sortedPartitions() []TopicPartition {
 // partitionsWhere returns, in order, the partitions for which keep is true.
 func (cc *clusterContext) partitionsWhere(keep func(TopicPartition, *partition) bool) []TopicPartition {
 	var out []TopicPartition
-	for _, tp := range cc.sortedPartitions() {
-		if keep(tp, cc.partition(tp)) {
+	for tp, p := range cc.orderedPartitions() {
+		if keep(tp, p) {
 			out = append(out, tp)
 		}
 	}
 	return out
 }
 
-// replicasOnBrokers returns every (partition, replica) hosted by one of ids.
+// replicasOnBrokers returns every (partition, replica) hosted by one of
+// ids, in partition order.
 func (cc *clusterContext) replicasOnBrokers(ids []int32) []replicaKey {
 	var out []replicaKey
-	for _, tp := range cc.sortedPartitions() {
-		for _, r := range cc.partition(tp).assign.Replicas {
+	for tp, p := range cc.orderedPartitions() {
+		for _, r := range p.assign.Replicas {
 			if slices.Contains(ids, r) {
 				out = append(out, replicaKey{tp, r})
 			}
@@ -214,6 +294,7 @@ func (cc *clusterContext) putTopic(name string, a znodes.TopicAssignment) *topic
 	if t == nil {
 		t = &topic{name: name, parts: map[int32]*partition{}}
 		cc.topics[name] = t
+		cc.topicOrder = nil
 	}
 	if !t.id.IsZero() {
 		delete(cc.topicByID, t.id)
@@ -233,6 +314,7 @@ func (cc *clusterContext) putTopic(name string, a znodes.TopicAssignment) *topic
 			continue
 		}
 		t.parts[id] = &partition{assign: ra, state: election.NonExistentPartition}
+		t.ordered, t.orderIDs = nil, nil
 	}
 	return t
 }
@@ -241,6 +323,9 @@ func (cc *clusterContext) putTopic(name string, a znodes.TopicAssignment) *topic
 func (cc *clusterContext) removeTopic(name string) {
 	if t := cc.topics[name]; t != nil && !t.id.IsZero() {
 		delete(cc.topicByID, t.id)
+	}
+	if _, ok := cc.topics[name]; ok {
+		cc.topicOrder = nil
 	}
 	delete(cc.topics, name)
 	delete(cc.deleting, name)

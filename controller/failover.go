@@ -68,7 +68,9 @@ func (c *Controller) onControllerFailover(ls *leaderState) error {
 	}
 	c.scheduleRebalance(ls, c.firstRebalanceDelay())
 	ls.ready = true
-	c.publishStatus()
+	// Ready is published by afterEvent, after this event's view: a client
+	// that waits for Ready must find the loaded cluster in the snapshot.
+	c.viewDirty = true
 	c.log.Info().Int("brokers", len(cc.brokers)).Int("topics", len(cc.topics)).
 		Dur("load", loaded).Dur("total", time.Since(start)).Msg("controller failover complete")
 	return nil

@@ -20,11 +20,13 @@ import (
 // state znode is missing). Winning the election then costs no reads of
 // those znodes:
 //
-//  1. Before the election multi, a data watch is set on /controller_epoch.
-//     The multi changes that znode, and ZooKeeper delivers a session's
-//     watch events in order and before the responses that follow them, so
-//     once that watch has fired, every change made before the election has
-//     fired its watch too (the barrier).
+//  1. The election multi is sent against a version of /controller_epoch
+//     read with a data watch (the seat's epoch read, seat_epoch.go, whose
+//     watch leaderStateFor receives). The multi changes that znode, and
+//     ZooKeeper delivers a session's watch events in order and before the
+//     responses that follow them, so once that watch has fired, every
+//     change made before the election has fired its watch too (the
+//     barrier).
 //  2. The watches that fired are collected and their znodes re-read
 //     (pipelined), which makes the context current as of the election.
 //  3. The standby's leaderState becomes the leadership: its broker and
@@ -203,7 +205,7 @@ func (c *Controller) startStandby(ctx context.Context) error {
 	}()
 	c.standby = sb
 	c.viewDirty = true // publishes the status
-	parts := len(ls.cc.sortedPartitions())
+	parts := ls.cc.partitionCount()
 	c.log.Info().Int("brokers", len(ls.cc.brokers)).Int("topics", len(ls.cc.topics)).Int("partitions", parts).
 		Dur("load", time.Since(start)).Msg("warm standby loaded")
 	return nil
@@ -364,19 +366,6 @@ func (c *Controller) warmTopicData(ls *leaderState, names map[string]bool) ([]To
 		ls.cc.putTopic(name, r.assignment)
 	}
 	return fresh, nil
-}
-
-// warmBarrier sets the barrier watch on /controller_epoch before an
-// election, when a warm standby could be promoted; nil otherwise.
-func (c *Controller) warmBarrier(ctx context.Context) <-chan zkadmin.Event {
-	if c.standby == nil {
-		return nil
-	}
-	_, _, ch, err := c.zk.GetW(ctx, znodes.ControllerEpochPath)
-	if err != nil {
-		return nil
-	}
-	return ch
 }
 
 // leaderStateFor returns the leadership of a won election: the warm

@@ -99,8 +99,16 @@ func TopicConfigDefs() []TopicConfigDef {
 		{Name: "segment.jitter.ms", Type: TypeLong, Default: "0", BrokerSynonym: "log.roll.jitter.ms", min: atLeast(0)},
 		{Name: "segment.ms", Type: TypeLong, Default: "604800000", BrokerSynonym: "log.roll.ms", min: atLeast(1)},
 		{Name: "unclean.leader.election.enable", Type: TypeBoolean, Default: "false", BrokerSynonym: "unclean.leader.election.enable"},
-		// kzadmin's extension (KIP-966 in ZooKeeper mode): the controller
-		// reads it per topic; Kafka 3.9's brokers ignore it.
+	}
+}
+
+// extensionTopicConfigDefs are topic configs kzadmin accepts beyond Kafka
+// 3.9's: its controller reads them, Kafka's brokers ignore them. They are
+// validated like the others but left out of TopicConfigDefs, so that a
+// topic's described configs stay exactly a Kafka broker's.
+func extensionTopicConfigDefs() []TopicConfigDef {
+	return []TopicConfigDef{
+		// KIP-966 in ZooKeeper mode: the topic's unclean recovery strategy.
 		{Name: "unclean.recovery.strategy", Type: TypeString, Default: "Balanced", BrokerSynonym: "unclean.recovery.strategy",
 			enum: []string{"None", "Balanced", "Aggressive"}},
 	}
@@ -108,7 +116,7 @@ func TopicConfigDefs() []TopicConfigDef {
 
 // LookupTopicConfig returns the definition of a topic config.
 func LookupTopicConfig(name string) (TopicConfigDef, bool) {
-	for _, d := range TopicConfigDefs() {
+	for _, d := range append(TopicConfigDefs(), extensionTopicConfigDefs()...) {
 		if d.Name == name {
 			return d, true
 		}

@@ -7,9 +7,8 @@ import (
 
 func TestTopicConfigDefaultsAreValid(t *testing.T) {
 	defs := TopicConfigDefs()
-	// Kafka 3.9's 36, plus kzadmin's unclean.recovery.strategy (KIP-966).
-	if len(defs) != 37 {
-		t.Errorf("%d topic configs; want Kafka 3.9's 36 and unclean.recovery.strategy", len(defs))
+	if len(defs) != 36 {
+		t.Errorf("%d topic configs; Kafka 3.9 has 36", len(defs))
 	}
 	for i, d := range defs {
 		if i > 0 && defs[i-1].Name >= d.Name {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 )
 
 // item is one queued request.
@@ -99,10 +101,10 @@ func (c *channel) stop(reason error) {
 // run is the sender goroutine.
 func (c *channel) run() {
 	defer close(c.done)
-	var cn *conn
+	var cn *kafkaconn.Conn
 	defer func() {
 		if cn != nil {
-			_ = cn.close()
+			_ = cn.Close()
 		}
 	}()
 	for {
@@ -148,14 +150,14 @@ func (c *channel) next() (item, bool) {
 // deliver sends req until a response arrives, reconnecting after every
 // failure with a fixed backoff, as Kafka's RequestSendThread does. It
 // returns an error only when the channel is stopping.
-func (c *channel) deliver(cn **conn, req kmsg.Request) (kmsg.Response, error) {
+func (c *channel) deliver(cn **kafkaconn.Conn, req kmsg.Request) (kmsg.Response, error) {
 	failures := 0
 	for {
 		if err := c.ctx.Err(); err != nil {
 			return nil, err
 		}
 		if *cn == nil {
-			nc, err := dialConn(c.ctx, c.set.dial, c.addr, c.set.connectTimeout, c.set.clientID, c.set.maxResponse)
+			nc, err := dialConn(c.ctx, c.set, c.addr)
 			if err != nil {
 				c.logFailure(failures, req, err)
 				failures++
@@ -165,11 +167,11 @@ func (c *channel) deliver(cn **conn, req kmsg.Request) (kmsg.Response, error) {
 			*cn = nc
 			c.log.Info().Msg("connected to broker for sending state change requests")
 		}
-		resp, err := (*cn).roundTrip(c.ctx, req, c.set.requestTimeout)
+		resp, err := (*cn).RoundTrip(c.ctx, req)
 		if err == nil {
 			return resp, nil
 		}
-		_ = (*cn).close()
+		_ = (*cn).Close()
 		*cn = nil
 		c.logFailure(failures, req, err)
 		failures++

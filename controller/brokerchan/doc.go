@@ -27,9 +27,10 @@
 // queue and one sender goroutine that keeps at most one request in flight
 // and resends it, reconnecting with a fixed backoff, until a response
 // arrives or the broker is removed (Kafka's RequestSendThread). The
-// connection is our own minimal Kafka client: request header v1 or v2, the
-// controller id as client id, responses matched by correlation id and
-// decoded with kmsg. Each channel is owned by the Manager; RemoveBroker and
+// connection is kzadmin's shared client connection (internal/kafkaconn):
+// request header v1 or v2, the controller id as client id, responses
+// matched by correlation id and decoded with kmsg, with no ApiVersions
+// exchange. Each channel is owned by the Manager; RemoveBroker and
 // Close stop it and wait for its goroutine, and fail what it had not
 // delivered with ErrBrokerRemoved or ErrClosed.
 //

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/internal/kafkaconn"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
@@ -289,7 +290,7 @@ func goroutineLeaks() []string {
 	n := runtime.Stack(buf, true)
 	var out []string
 	for _, g := range bytes.Split(buf[:n], []byte("\n\n")) {
-		if bytes.Contains(g, []byte("brokerchan.(*channel)")) || bytes.Contains(g, []byte("brokerchan.(*conn)")) ||
+		if bytes.Contains(g, []byte("brokerchan.(*channel)")) || bytes.Contains(g, []byte("kafkaconn.(*Conn)")) ||
 			bytes.Contains(g, []byte("brokerchan.(*testServer)")) {
 			out = append(out, string(g))
 		}
@@ -404,20 +405,21 @@ func TestNewManagerRejectsNegative(t *testing.T) {
 	}
 }
 
-// TestRequestFrame pins the bytes of a request header: v1 for a
-// non-flexible version (key, version, correlation id, client id), v2 adds
-// an empty tagged-field section.
+// TestRequestFrame pins the bytes of the request header the channel's
+// connection (kafkaconn) sends: v1 for a non-flexible version (key,
+// version, correlation id, client id), v2 adds an empty tagged-field
+// section.
 func TestRequestFrame(t *testing.T) {
 	req := kmsg.NewPtrUpdateMetadataRequest()
 	req.Version = 5
-	got := appendRequest(nil, req, 3, "7")
+	got := kafkaconn.AppendRequest(nil, req, 3, "7")
 	body := req.AppendTo(nil)
 	want := append([]byte{0, 0, 0, byte(11 + len(body)), 0, 6, 0, 5, 0, 0, 0, 3, 0, 1, '7'}, body...)
 	if !bytes.Equal(got, want) {
 		t.Errorf("v5 frame % x, want % x", got, want)
 	}
 	req.Version = 6
-	got = appendRequest(nil, req, 4, "7")
+	got = kafkaconn.AppendRequest(nil, req, 4, "7")
 	body = req.AppendTo(nil)
 	want = append([]byte{0, 0, 0, byte(12 + len(body)), 0, 6, 0, 6, 0, 0, 0, 4, 0, 1, '7', 0}, body...)
 	if !bytes.Equal(got, want) {

@@ -40,7 +40,7 @@ func TestConfigsDescribeAndAlter(t *testing.T) {
 		sources[row.Name] = row
 	}
 	if sources["retention.ms"].Value != "120000" || !strings.HasPrefix(sources["retention.ms"].Source, "cluster default") ||
-		sources["segment.ms"].Source != "override" || sources["flush.ms"].Source != "Kafka default" || len(sources) != 37 { // Kafka 3.9's 36 and unclean.recovery.strategy
+		sources["segment.ms"].Source != "override" || sources["flush.ms"].Source != "Kafka default" || len(sources) != 36 {
 		t.Errorf("--all rows %v", sources)
 	}
 	r = c.ok("configs", "describe", "--entity-type", "brokers")

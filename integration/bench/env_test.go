@@ -12,6 +12,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/brokersim"
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -120,21 +121,7 @@ func (e *env) startBrokers(b *testing.B, ctx context.Context) {
 
 // poll calls check until it succeeds or timeout (or ctx) ends.
 func poll(ctx context.Context, timeout time.Duration, check func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w: %v", ctx.Err(), err)
-		case <-tick.C:
-		}
-	}
+	return waitfor.Until(ctx, timeout, 20*time.Millisecond, check)
 }
 
 // loadAvg is the machine's 1-minute load average, logged next to every

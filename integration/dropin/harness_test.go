@@ -22,6 +22,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -278,21 +279,7 @@ func (h *harness) waitBrokersFollow(t *testing.T, ctx context.Context, want int3
 // pollUntil runs check every interval until it returns nil, for at most
 // timeout; the error names the last failure.
 func pollUntil(ctx context.Context, timeout, interval time.Duration, check func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
-		case <-tick.C:
-		}
-	}
+	return waitfor.Until(ctx, timeout, interval, check)
 }
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }

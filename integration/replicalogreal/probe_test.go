@@ -45,6 +45,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/controller/replicalog"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
@@ -339,19 +340,5 @@ func (h *cluster) metadataOf(ctx context.Context, b *kafka.Broker, p int32) (lea
 
 // pollUntil retries check every 100ms until it succeeds or timeout passes.
 func pollUntil(ctx context.Context, timeout time.Duration, check func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
-		case <-tick.C:
-		}
-	}
+	return waitfor.Until(ctx, timeout, 100*time.Millisecond, check)
 }

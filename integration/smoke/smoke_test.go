@@ -15,6 +15,8 @@ import (
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
+
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 )
 
 const (
@@ -198,20 +200,9 @@ func consume(t *testing.T, ctx context.Context, c *kafka.Cluster) map[int32][]in
 	return got
 }
 
+// pollUntil polls check until it succeeds; ctx's deadline bounds it.
 func pollUntil(ctx context.Context, check func() error) error {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last: %v)", ctx.Err(), err)
-		case <-tick.C:
-		}
-	}
+	return waitfor.Until(ctx, time.Hour, 100*time.Millisecond, check)
 }
 
 func head(vs []int) []int { return vs[:min(len(vs), 5)] }

@@ -2,7 +2,6 @@ package wireapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -196,21 +196,7 @@ func (c *cluster) brokerAddrs() []string {
 // poll calls check until it succeeds or timeout (or ctx) ends; the error
 // is check's last one.
 func poll(ctx context.Context, timeout time.Duration, check func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return errors.Join(ctx.Err(), err)
-		case <-tick.C:
-		}
-	}
+	return waitfor.Until(ctx, timeout, 50*time.Millisecond, check)
 }
 
 // testCtx is a test's context, bounded by d.

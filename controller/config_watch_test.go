@@ -69,7 +69,10 @@ func wantUncleanLeader(t *testing.T, sc *simCluster, leader int32) {
 	if !slices.Equal(st.ISR, []int32{leader}) || st.LeaderRecoveryState != election.Recovering {
 		t.Fatalf("after the unclean election: %v", st)
 	}
-	if n := metricValue(t, sc.ctl, "kafka_controller_ControllerStats_UncleanLeaderElectionsPerSec"); n != 1 {
+	// The state znode is written before the loop counts the election.
+	const metric = "kafka_controller_ControllerStats_UncleanLeaderElectionsPerSec"
+	waitFor(t, "the unclean election counted", func() bool { return metricValue(t, sc.ctl, metric) >= 1 })
+	if n := metricValue(t, sc.ctl, metric); n != 1 {
 		t.Fatalf("UncleanLeaderElectionsPerSec = %v", n)
 	}
 }

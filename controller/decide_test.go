@@ -88,17 +88,44 @@ func TestReplaceReplica(t *testing.T) {
 		{"never itself", []int32{100}, []int32{100}, map[int32]int{}, []int32{100}, false},
 	}
 	for _, tc := range tests {
-		got, ok := replaceReplica(tc.replicas, 100, tc.candidates, tc.load)
+		got, ok := replaceReplica(tc.replicas, 100, tc.candidates, tc.load, noRacks)
 		if ok != tc.ok || !slices.Equal(got, tc.want) {
 			t.Errorf("%s: got %v %v, want %v %v", tc.name, got, ok, tc.want, tc.ok)
 		}
 	}
 	// The load is updated so that replicas spread.
 	load := map[int32]int{}
-	a, _ := replaceReplica([]int32{100}, 100, []int32{1, 2}, load)
-	b, _ := replaceReplica([]int32{100}, 100, []int32{1, 2}, load)
+	a, _ := replaceReplica([]int32{100}, 100, []int32{1, 2}, load, noRacks)
+	b, _ := replaceReplica([]int32{100}, 100, []int32{1, 2}, load, noRacks)
 	if a[0] == b[0] {
 		t.Fatalf("both on %d", a[0])
+	}
+}
+
+func noRacks(int32) string { return "" }
+
+// TestReplaceReplicaRacks: a broker in a rack the partition does not use
+// wins over a less loaded one in a rack it already uses; without such a
+// broker, the load decides.
+func TestReplaceReplicaRacks(t *testing.T) {
+	racks := map[int32]string{1: "r1", 2: "r2", 3: "r3", 4: "r1", 100: "r1"}
+	rackOf := func(id int32) string { return racks[id] }
+	tests := []struct {
+		name       string
+		replicas   []int32
+		candidates []int32
+		load       map[int32]int
+		want       []int32
+	}{
+		{"new rack beats lower load", []int32{100, 1, 2}, []int32{1, 2, 3, 4}, map[int32]int{3: 9, 4: 0}, []int32{3, 1, 2}},
+		{"load decides among new racks", []int32{1, 100}, []int32{2, 3, 4}, map[int32]int{2: 4, 3: 1}, []int32{1, 3}},
+		{"no new rack left: least loaded", []int32{100, 1, 2, 3}, []int32{1, 2, 3, 4}, map[int32]int{}, []int32{4, 1, 2, 3}},
+	}
+	for _, tc := range tests {
+		got, ok := replaceReplica(tc.replicas, 100, tc.candidates, tc.load, rackOf)
+		if !ok || !slices.Equal(got, tc.want) {
+			t.Errorf("%s: got %v %v, want %v", tc.name, got, ok, tc.want)
+		}
 	}
 }
 

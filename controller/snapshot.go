@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/kzadmin/kzadmin/controller/brokerchan"
 	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -96,7 +97,7 @@ func (c *Controller) markAllDirty(ls *leaderState) {
 
 // publishView builds the next snapshot, rebuilding only changed topics.
 func (c *Controller) publishView(ls *leaderState) {
-	v := &MetadataView{ControllerID: c.activeID, Topics: map[string]*TopicView{}, Self: c.selfView()}
+	v := &MetadataView{ControllerID: c.activeID, Topics: map[string]*TopicView{}, Self: c.selfView(ls)}
 	if ls != nil {
 		cc := ls.cc
 		v.Active, v.Epoch = true, ls.epoch
@@ -151,8 +152,19 @@ func (c *Controller) WaitSnapshot(ctx context.Context, cond func(*MetadataView) 
 	}
 }
 
-func (c *Controller) selfView() BrokerView {
-	return BrokerView{ID: c.nodeID, Epoch: -1, Endpoints: c.cfg.Endpoints}
+func (c *Controller) selfView(ls *leaderState) BrokerView {
+	v := BrokerView{ID: c.nodeID, Epoch: -1, Endpoints: c.cfg.Endpoints}
+	if ls == nil {
+		return v
+	}
+	// The rack UpdateMetadata gives this node (brokerchan.WithRack), so
+	// that Metadata answers describe it as the brokers see it.
+	brokers := make([]brokerchan.Broker, 0, len(ls.cc.brokers))
+	for _, b := range ls.cc.brokers {
+		brokers = append(brokers, b)
+	}
+	v.Rack = brokerchan.WithRack(brokerchan.Broker{ID: c.nodeID}, brokers).Rack
+	return v
 }
 
 // topicView builds one topic's view. Its partitions' lists are carved from

@@ -205,7 +205,7 @@ func (c *Controller) fixAssignment(ls *leaderState, name string, a znodes.TopicA
 		if load == nil {
 			load = replicaLoad(ls.cc)
 		}
-		fixed, ok := replaceReplica(parts[p], c.nodeID, ls.cc.liveBrokerIDs(), load)
+		fixed, ok := replaceReplica(parts[p], c.nodeID, ls.cc.liveBrokerIDs(), load, ls.cc.rackOf)
 		if !ok {
 			c.log.Error().Str("topic", name).Int32("partition", p).
 				Msg("partition assigned to the controller's id and no broker can take the replica")
@@ -219,18 +219,36 @@ func (c *Controller) fixAssignment(ls *leaderState, name string, a znodes.TopicA
 	return a, changed, nil
 }
 
-// replaceReplica swaps id out of replicas for the candidate hosting the
-// fewest replicas (lowest id on ties) that is not already a replica. load
-// is updated so that successive calls spread the replicas.
-func replaceReplica(replicas []int32, id int32, candidates []int32, load map[int32]int) ([]int32, bool) {
+// replaceReplica swaps id out of replicas for the best candidate that is
+// not already a replica: first one whose rack no other replica uses (as
+// rack-aware placement would have chosen; rackOf returns "" for a broker
+// without a rack, which counts as sharing no rack), then the one hosting the
+// fewest replicas, then the lowest id. load is updated so that successive
+// calls spread the replicas.
+func replaceReplica(replicas []int32, id int32, candidates []int32, load map[int32]int,
+	rackOf func(int32) string) ([]int32, bool) {
+	used := map[string]bool{}
+	for _, r := range replicas {
+		if rack := rackOf(r); r != id && rack != "" {
+			used[rack] = true
+		}
+	}
+	newRack := func(b int32) bool { return !used[rackOf(b)] }
 	var best int32 = -1
 	for _, b := range candidates {
 		if b == id || slices.Contains(replicas, b) {
 			continue
 		}
-		if best < 0 || load[b] < load[best] || (load[b] == load[best] && b < best) {
-			best = b
+		switch {
+		case best < 0:
+		case newRack(b) != newRack(best):
+			if !newRack(b) {
+				continue
+			}
+		case load[b] > load[best] || (load[b] == load[best] && b > best):
+			continue
 		}
+		best = b
 	}
 	if best < 0 {
 		return replicas, false
@@ -256,4 +274,13 @@ func replicaLoad(cc *clusterContext) map[int32]int {
 		}
 	}
 	return load
+}
+
+// rackOf returns a registered broker's rack, "" when it has none or is not
+// registered.
+func (cc *clusterContext) rackOf(id int32) string {
+	if b, ok := cc.brokers[id]; ok && b.Rack != nil {
+		return *b.Rack
+	}
+	return ""
 }

@@ -125,7 +125,7 @@ func (b *Batch) liveBrokers(version int16) ([]kmsg.UpdateMetadataRequestLiveBrok
 		// A registered broker with the controller's id (which startup
 		// refuses) would otherwise appear twice.
 		if _, registered := b.view.Broker(self.ID); !registered {
-			brokers = append(slices.Clone(brokers), withRack(*self, brokers))
+			brokers = append(slices.Clone(brokers), WithRack(*self, brokers))
 		}
 	}
 	slices.SortFunc(brokers, func(x, y Broker) int { return cmp.Compare(x.ID, y.ID) })
@@ -140,7 +140,7 @@ func (b *Batch) liveBrokers(version int16) ([]kmsg.UpdateMetadataRequestLiveBrok
 	return out, nil
 }
 
-// withRack gives the controller a rack when it has none and every
+// WithRack gives the controller a rack when it has none and every
 // registered broker has one: a ZooKeeper-mode broker auto-creating a topic
 // places replicas over every live broker of its metadata, the controller
 // included, and Kafka's AdminUtils refuses outright ("Not all brokers have
@@ -151,7 +151,7 @@ func (b *Batch) liveBrokers(version int16) ([]kmsg.UpdateMetadataRequestLiveBrok
 // placement would put in most partitions); the controller re-places any
 // replica it gets. Mixed clusters, which Kafka refuses anyway, are left
 // alone.
-func withRack(self Broker, brokers []Broker) Broker {
+func WithRack(self Broker, brokers []Broker) Broker {
 	if self.Rack != nil || len(brokers) == 0 {
 		return self
 	}

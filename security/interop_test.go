@@ -251,6 +251,15 @@ func TestKafkaBrokerAcceptsOurCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	putCredentials(t, zk, "alice", "alice-secret")
+	addr := startSCRAMBroker(t, ctx, chroot)
+	checkSCRAMLogins(t, addr, "alice", "alice-secret")
+}
+
+// startSCRAMBroker starts a real Kafka broker under chroot with a
+// SASL_PLAINTEXT listener offering SCRAM-SHA-256 and -512, whose users are
+// read from /config/users, and returns that listener's address.
+func startSCRAMBroker(t *testing.T, ctx context.Context, chroot string) string {
+	t.Helper()
 	ports, err := zkserver.FreePorts(2)
 	if err != nil {
 		t.Fatal(err)
@@ -267,12 +276,18 @@ func TestKafkaBrokerAcceptsOurCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
-	addr := fmt.Sprintf("127.0.0.1:%d", ports[1])
+	return fmt.Sprintf("127.0.0.1:%d", ports[1])
+}
+
+// checkSCRAMLogins asserts that user logs in at addr with password under
+// both SCRAM mechanisms, and is refused with a wrong one.
+func checkSCRAMLogins(t *testing.T, addr, user, password string) {
+	t.Helper()
 	for _, m := range scram.Mechanisms() {
-		if err := scramMetadata(t, addr, m, "alice", "alice-secret"); err != nil {
+		if err := scramMetadata(t, addr, m, user, password); err != nil {
 			t.Errorf("%s against Kafka: %v", m, err)
 		}
-		if err := scramMetadata(t, addr, m, "alice", "wrong"); !errors.Is(err, kerr.SaslAuthenticationFailed) {
+		if err := scramMetadata(t, addr, m, user, "wrong"); !errors.Is(err, kerr.SaslAuthenticationFailed) {
 			t.Errorf("%s wrong password against Kafka: %v", m, err)
 		}
 	}

@@ -3,7 +3,6 @@ package security
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,7 +10,6 @@ import (
 
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/cli"
 	"github.com/kzadmin/kzadmin/integration/kafka"
-	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/security/scram"
 )
@@ -56,31 +54,8 @@ func TestKzadminConfigsUsersCredentialsAuthenticate(t *testing.T) {
 
 	t.Run("real Kafka broker", func(t *testing.T) {
 		kafka.SkipIfHeavyDisabled(t)
-		ports, err := zkserver.FreePorts(2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		const jaas = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
-		b, err := kafka.StartBroker(ctx, kafka.BrokerOptions{ZooKeeper: zookeeper(t).Addr() + chroot, ID: 1, Port: ports[0], Extra: map[string]string{
-			"listeners":                  fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d", ports[0], ports[1]),
-			"sasl.enabled.mechanisms":    "SCRAM-SHA-256,SCRAM-SHA-512",
-			"inter.broker.listener.name": "PLAINTEXT",
-			"listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config": jaas,
-			"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": jaas,
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = b.Close() })
-		addr := fmt.Sprintf("127.0.0.1:%d", ports[1])
-		for _, m := range scram.Mechanisms() {
-			if err := scramMetadata(t, addr, m, "alice", "alice-secret"); err != nil {
-				t.Errorf("%s against Kafka: %v", m, err)
-			}
-			if err := scramMetadata(t, addr, m, "alice", "wrong"); !errors.Is(err, kerr.SaslAuthenticationFailed) {
-				t.Errorf("%s wrong password against Kafka: %v", m, err)
-			}
-		}
+		addr := startSCRAMBroker(t, ctx, chroot)
+		checkSCRAMLogins(t, addr, "alice", "alice-secret")
 		// The broker follows the change notification: a deleted
 		// mechanism stops authenticating there.
 		kzadmin("configs", "alter", "--entity-type", "users", "--entity-name", "alice", "--delete-config", "SCRAM-SHA-512")

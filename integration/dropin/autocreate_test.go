@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -88,27 +86,11 @@ func (s *dropin) autoCreate(t *testing.T, ctx context.Context) {
 // answers LEADER_NOT_AVAILABLE while the partitions are being created;
 // any other error is the broker refusing to create it.
 func autoCreateVia(ctx context.Context, h *harness, b *kafka.Broker, name string) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
+	mt, err := topicMetadata(ctx, b, name, true, 5*time.Second)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrMetadataRequest()
-	req.AllowAutoTopicCreation = true
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(name)
-	req.Topics = append(req.Topics, rt)
-	resp, err := cl.SeedBrokers()[0].Request(rctx, req)
-	if err != nil {
-		return err
-	}
-	md := resp.(*kmsg.MetadataResponse)
-	if len(md.Topics) != 1 {
-		return fmt.Errorf("metadata for %s: %d topics", name, len(md.Topics))
-	}
-	code := md.Topics[0].ErrorCode
+	code := mt.ErrorCode
 	if _, _, err := h.obs.Get(ctx, znodes.TopicPath(name)); err == nil {
 		return nil
 	} else if !isNoNode(err) {

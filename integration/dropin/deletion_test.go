@@ -235,30 +235,41 @@ func (h *harness) checkUnfetchable(t *testing.T, ctx context.Context, name strin
 // unknownTo asks b for name's metadata, without auto-creation (brokers
 // allow it by default), and wants UNKNOWN_TOPIC_OR_PARTITION.
 func unknownTo(ctx context.Context, b *kafka.Broker, name string) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
+	mt, err := topicMetadata(ctx, b, name, false, 2*time.Second)
 	if err != nil {
 		return err
 	}
+	if err := kerr.ErrorForCode(mt.ErrorCode); !errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return fmt.Errorf("metadata for %s: error %v, %d partitions", name, err, len(mt.Partitions))
+	}
+	return nil
+}
+
+// topicMetadata asks b alone for name's metadata, allowing auto-creation
+// or not, within timeout.
+func topicMetadata(ctx context.Context, b *kafka.Broker, name string, autoCreate bool,
+	timeout time.Duration) (kmsg.MetadataResponseTopic, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
+	if err != nil {
+		return kmsg.MetadataResponseTopic{}, err
+	}
 	defer cl.Close()
-	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req := kmsg.NewPtrMetadataRequest()
-	req.AllowAutoTopicCreation = false
+	req.AllowAutoTopicCreation = autoCreate
 	rt := kmsg.NewMetadataRequestTopic()
 	rt.Topic = kmsg.StringPtr(name)
 	req.Topics = append(req.Topics, rt)
 	resp, err := cl.SeedBrokers()[0].Request(rctx, req)
 	if err != nil {
-		return err
+		return kmsg.MetadataResponseTopic{}, err
 	}
 	md := resp.(*kmsg.MetadataResponse)
 	if len(md.Topics) != 1 {
-		return fmt.Errorf("metadata for %s: %d topics", name, len(md.Topics))
+		return kmsg.MetadataResponseTopic{}, fmt.Errorf("metadata for %s: %d topics", name, len(md.Topics))
 	}
-	if err := kerr.ErrorForCode(md.Topics[0].ErrorCode); !errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return fmt.Errorf("metadata for %s: error %v, %d partitions", name, err, len(md.Topics[0].Partitions))
-	}
-	return nil
+	return md.Topics[0], nil
 }
 
 // produceConsume writes perPartition records to each partition of name

@@ -96,49 +96,29 @@ func (c *Controller) setPartitionState(tp TopicPartition, p *partition, s electi
 
 // initializePartitions is New → Online: the first online replica leads,
 // the online replicas form the ISR, and the state znode is created (with
-// its parents) under the fence. Znodes are created in batched multis:
-// first each topic's partitions container, then each partition's, then the
-// states, since a later level needs the earlier one to exist.
+// its parents) under the fence.
 func (c *Controller) initializePartitions(ls *leaderState, b *brokerchan.Batch, tps []TopicPartition,
 	failed map[TopicPartition]error) error {
 	tps = slices.Clone(tps)
-	sortPartitions(tps) // one partitions container per topic, below
+	sortPartitions(tps) // one partitions container per topic, in initWrites
 	env := c.env(ls)
-	type plan struct {
-		tp         TopicPartition
-		lai        election.LeaderAndIsr
-		recipients []int32
-	}
-	var plans []plan
+	var plans []initPlan
 	for _, tp := range tps {
 		lai, recipients, err := election.InitialLeaderAndIsr(env, tp, ls.cc.partition(tp).assign.Replicas)
 		if err != nil {
 			failed[tp] = err
 			continue
 		}
-		plans = append(plans, plan{tp, lai, recipients})
+		data, err := encodeState(lai, nil)
+		if err != nil {
+			return err
+		}
+		plans = append(plans, initPlan{tp, lai, recipients, data})
 	}
 	if len(plans) == 0 {
 		return nil
 	}
-	var topicOps, partOps, stateOps []zkadmin.Op
-	for i, pl := range plans {
-		if i == 0 || plans[i-1].tp.Topic != pl.tp.Topic {
-			topicOps = append(topicOps, zkadmin.CreateOp(znodes.PartitionsPath(pl.tp.Topic), nil, zkadmin.Persistent))
-		}
-		partOps = append(partOps, zkadmin.CreateOp(znodes.PartitionPath(pl.tp.Topic, pl.tp.Partition), nil, zkadmin.Persistent))
-		data, err := encodeState(pl.lai, nil)
-		if err != nil {
-			return err
-		}
-		stateOps = append(stateOps, zkadmin.CreateOp(znodes.PartitionStatePath(pl.tp.Topic, pl.tp.Partition), data, zkadmin.Persistent))
-	}
-	for _, ops := range [][]zkadmin.Op{topicOps, partOps} {
-		if _, err := c.fencedWrite(ls.ctx, ls, ops); err != nil {
-			return err // a container that failed shows up as the state create failing
-		}
-	}
-	res, err := c.fencedWrite(ls.ctx, ls, stateOps)
+	res, err := c.initWrites(ls, plans)
 	if err != nil {
 		return err
 	}
@@ -153,6 +133,81 @@ func (c *Controller) initializePartitions(ls *leaderState, b *brokerchan.Batch, 
 		b.AddLeaderAndIsr(pl.recipients, pl.tp, pl.lai, p.assign, true)
 	}
 	return nil
+}
+
+// initPlan is one partition's initial leadership and its encoded state.
+type initPlan struct {
+	tp         TopicPartition
+	lai        election.LeaderAndIsr
+	recipients []int32
+	state      []byte
+}
+
+// initWrites creates the znodes of the plans (sorted by topic) and returns
+// each state znode's result, in the order of plans; the error is set only
+// when the controller must stop.
+//
+// Each topic's znodes go as one run, its partitions container then each
+// partition's znode and state, in one multi with other topics' runs, so a
+// new topic costs one round trip. A run that fails (a container left from
+// an earlier topic of the name, say) is rolled back whole, and its topics
+// are then written level by level: containers, then partitions, then
+// states, each level in batched multis, where a container that exists
+// already does not stop what is below it.
+func (c *Controller) initWrites(ls *leaderState, plans []initPlan) ([]zkadmin.OpResult, error) {
+	var ops []zkadmin.Op
+	var runStart []bool
+	stateAt := make([]int, len(plans))
+	for i, pl := range plans {
+		if i == 0 || plans[i-1].tp.Topic != pl.tp.Topic {
+			ops = append(ops, zkadmin.CreateOp(znodes.PartitionsPath(pl.tp.Topic), nil, zkadmin.Persistent))
+			runStart = append(runStart, true)
+		}
+		ops = append(ops,
+			zkadmin.CreateOp(znodes.PartitionPath(pl.tp.Topic, pl.tp.Partition), nil, zkadmin.Persistent),
+			zkadmin.CreateOp(znodes.PartitionStatePath(pl.tp.Topic, pl.tp.Partition), pl.state, zkadmin.Persistent))
+		runStart = append(runStart, false, false)
+		stateAt[i] = len(ops) - 1
+	}
+	opts := ls.fenced()
+	opts.KeepWithPrevious = func(i int) bool { return !runStart[i] }
+	res, err := c.zk.MultiBatched(ls.ctx, ops, opts)
+	if errors.Is(err, zkadmin.ErrControllerMoved) {
+		return nil, err
+	}
+	out := make([]zkadmin.OpResult, len(plans))
+	var redo []int
+	for i := range plans {
+		out[i] = res[stateAt[i]]
+		if out[i].Err != nil {
+			redo = append(redo, i)
+		}
+	}
+	if len(redo) == 0 {
+		return out, nil
+	}
+	var topicOps, partOps, stateOps []zkadmin.Op
+	for k, i := range redo {
+		pl := plans[i]
+		if k == 0 || plans[redo[k-1]].tp.Topic != pl.tp.Topic {
+			topicOps = append(topicOps, zkadmin.CreateOp(znodes.PartitionsPath(pl.tp.Topic), nil, zkadmin.Persistent))
+		}
+		partOps = append(partOps, zkadmin.CreateOp(znodes.PartitionPath(pl.tp.Topic, pl.tp.Partition), nil, zkadmin.Persistent))
+		stateOps = append(stateOps, zkadmin.CreateOp(znodes.PartitionStatePath(pl.tp.Topic, pl.tp.Partition), pl.state, zkadmin.Persistent))
+	}
+	for _, level := range [][]zkadmin.Op{topicOps, partOps} {
+		if _, err := c.fencedWrite(ls.ctx, ls, level); err != nil {
+			return nil, err // a container that failed shows up as the state create failing
+		}
+	}
+	states, err := c.fencedWrite(ls.ctx, ls, stateOps)
+	if err != nil {
+		return nil, err
+	}
+	for k, i := range redo {
+		out[i] = states[k]
+	}
+	return out, nil
 }
 
 // electLeaders is Kafka's electLeaderForPartitions: take the current

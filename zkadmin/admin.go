@@ -50,6 +50,9 @@ type Admin struct {
 	opts AdminOptions
 	// topics caches topic znodes for the create path (admin_topic_cache.go).
 	topics *topicCache
+	// knownBrokers are the brokers the last cluster read listed, whose
+	// registrations the next read fetches alongside the listing.
+	knownBrokers *brokerList
 }
 
 // NewAdmin returns an Admin working through c.
@@ -64,7 +67,7 @@ func NewAdmin(c *Client, opts AdminOptions) *Admin {
 	if opts.TopicIDs == nil {
 		opts.TopicIDs = rand.Reader
 	}
-	return &Admin{zk: c, cfg: cfg, opts: opts, topics: newTopicCache()}
+	return &Admin{zk: c, cfg: cfg, opts: opts, topics: newTopicCache(), knownBrokers: &brokerList{}}
 }
 
 // Client returns the ZooKeeper client the Admin works through.

@@ -267,6 +267,8 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	attempt int) (rest []*pendingTopic, conflict, err error) {
 	chunks := a.chunkCreates(plan)
 	version := c.TopicsVersion
+	var created []string
+	defer func() { a.warmTopics(created) }()
 	for i, chunk := range chunks {
 		var ops []Op
 		if i == 0 {
@@ -292,6 +294,7 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 			for _, p := range chunk {
 				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
 					Ops: ops, Attempts: attempt}}
+				created = append(created, p.req.Topic)
 			}
 			if i == 0 && !c.TopicsExist {
 				version = 0 // the first multi created /brokers/topics

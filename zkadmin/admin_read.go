@@ -45,7 +45,7 @@ func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, er
 		}
 		sort.Strings(want)
 	}
-	if err := a.readTopics(ctx, c, side.brokerIDs, want, opts.Configs); err != nil {
+	if err := a.readTopics(ctx, c, side, want, opts.Configs); err != nil {
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
 	if opts.States {
@@ -90,6 +90,10 @@ func (a *Admin) readHead(ctx context.Context, allTopics bool) (*Cluster, sideRea
 type sideReads struct {
 	brokerIDs, deletes ChildrenResult
 	singles            []GetResult // controller, reassignment, election, broker defaults
+	// brokers are the registrations of the brokers the previous read
+	// listed, read alongside their listing rather than after it: brokers
+	// rarely change, and this saves a round trip (see brokerReads).
+	brokers map[string]GetResult
 }
 
 var sidePaths = []string{znodes.ControllerPath, znodes.ReassignPartitionsPath,
@@ -102,6 +106,15 @@ func (a *Admin) readSide(ctx context.Context) sideReads {
 		kids := a.zk.ChildrenMany(ctx, []string{znodes.BrokerIDsPath, znodes.DeleteTopicsPath}, 2)
 		s.brokerIDs, s.deletes = kids[0], kids[1]
 	})
+	if known := a.knownBrokers.get(); len(known) > 0 {
+		wg.Go(func() {
+			res := a.zk.GetMany(ctx, known, a.opts.MaxInFlight)
+			s.brokers = make(map[string]GetResult, len(res))
+			for _, r := range res {
+				s.brokers[r.Path] = r
+			}
+		})
+	}
 	s.singles = a.zk.GetMany(ctx, sidePaths, a.opts.MaxInFlight)
 	wg.Wait()
 	return s
@@ -154,10 +167,13 @@ func (s sideReads) apply(c *Cluster) error {
 	return nil
 }
 
-// readTopics reads the broker registrations, the wanted topic znodes and
-// (configs) their config znodes in one pipelined batch.
-func (a *Admin) readTopics(ctx context.Context, c *Cluster, ids ChildrenResult, topics []string, configs bool) error {
-	paths := c.brokerPaths(ids)
+// readTopics reads the broker registrations the side reads lack, the
+// wanted topic znodes and (configs) their config znodes in one pipelined
+// batch.
+func (a *Admin) readTopics(ctx context.Context, c *Cluster, side sideReads, topics []string, configs bool) error {
+	all := c.brokerPaths(side.brokerIDs)
+	have, paths := side.brokerReads(all)
+	a.knownBrokers.set(all)
 	nb := len(paths)
 	for _, t := range topics {
 		paths = append(paths, znodes.TopicPath(t))
@@ -168,7 +184,7 @@ func (a *Admin) readTopics(ctx context.Context, c *Cluster, ids ChildrenResult, 
 		}
 	}
 	res := a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
-	if err := c.addBrokers(res[:nb]); err != nil {
+	if err := c.addBrokers(mergeBrokerReads(all, have, res[:nb])); err != nil {
 		return err
 	}
 	for i, t := range topics {
@@ -203,6 +219,57 @@ func (c *Cluster) brokerPaths(ids ChildrenResult) []string {
 		}
 	}
 	return paths
+}
+
+// brokerReads splits the registration paths into those the side reads
+// already hold (have) and those still to read: brokers new since the
+// previous read, and any whose early read failed or found no znode (it
+// may have registered again since).
+func (s sideReads) brokerReads(paths []string) (have map[string]GetResult, rest []string) {
+	have = make(map[string]GetResult, len(paths))
+	for _, p := range paths {
+		if r, ok := s.brokers[p]; ok && r.Err == nil {
+			have[p] = r
+			continue
+		}
+		rest = append(rest, p)
+	}
+	return have, rest
+}
+
+// mergeBrokerReads puts the registrations in the order of paths, taking
+// each from have or, in order, from read (the reads of the paths have
+// lacks).
+func mergeBrokerReads(paths []string, have map[string]GetResult, read []GetResult) []GetResult {
+	out := make([]GetResult, 0, len(paths))
+	k := 0
+	for _, p := range paths {
+		if r, ok := have[p]; ok {
+			out = append(out, r)
+			continue
+		}
+		out = append(out, read[k])
+		k++
+	}
+	return out
+}
+
+// brokerList is the registration paths the last cluster read listed.
+type brokerList struct {
+	mu    sync.Mutex
+	paths []string
+}
+
+func (l *brokerList) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.paths
+}
+
+func (l *brokerList) set(paths []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.paths = paths
 }
 
 func (c *Cluster) addBrokers(res []GetResult) error {

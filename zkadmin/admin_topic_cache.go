@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -101,6 +102,37 @@ func (tc *topicCache) put(name string, e cachedTopic) {
 	tc.entries[name] = e
 }
 
+// warmTopicsTimeout bounds warmTopics' background read.
+const warmTopicsTimeout = 30 * time.Second
+
+// warmTopics reads the topics just created, with watches, and caches them,
+// off the creator's path: the next create (often a moment later, while
+// this one waits for the controller) then plans without reading them.
+// The entries are as good as those readForCreate caches, and one that
+// loses a race with a change is dropped at its next lookup.
+func (a *Admin) warmTopics(names []string) {
+	if len(names) == 0 {
+		return
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), warmTopicsTimeout)
+		defer cancel()
+		sessionEvents := a.zk.sessionEvents.Load() // before the read, as lookup requires
+		paths := make([]string, len(names))
+		for i, n := range names {
+			paths[i] = znodes.TopicPath(n)
+		}
+		for i, r := range a.zk.GetManyW(ctx, paths, a.opts.MaxInFlight) {
+			if r.Err != nil || r.Watch == nil {
+				continue
+			}
+			if t, err := newTopic(names[i], r, false); err == nil && t != nil {
+				a.topics.put(names[i], cachedTopic{topic: t, watch: r.Watch, sessionEvents: sessionEvents})
+			}
+		}
+	}()
+}
+
 func (tc *topicCache) len() int {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
@@ -122,17 +154,23 @@ func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
 	hits, misses := a.topics.lookup(c.TopicNames, sessionEvents)
-	brokerPaths := c.brokerPaths(side.brokerIDs)
+	allBrokers := c.brokerPaths(side.brokerIDs)
+	have, brokerPaths := side.brokerReads(allBrokers)
+	a.knownBrokers.set(allBrokers)
 	topicPaths := make([]string, len(misses))
 	for i, n := range misses {
 		topicPaths[i] = znodes.TopicPath(n)
 	}
 	var brokers, topics []GetResult
 	var wg sync.WaitGroup
-	wg.Go(func() { brokers = a.zk.GetMany(ctx, brokerPaths, a.opts.MaxInFlight) })
-	topics = a.zk.GetManyW(ctx, topicPaths, a.opts.MaxInFlight)
+	if len(brokerPaths) > 0 {
+		wg.Go(func() { brokers = a.zk.GetMany(ctx, brokerPaths, a.opts.MaxInFlight) })
+	}
+	if len(topicPaths) > 0 {
+		topics = a.zk.GetManyW(ctx, topicPaths, a.opts.MaxInFlight)
+	}
 	wg.Wait()
-	if err := c.addBrokers(brokers); err != nil {
+	if err := c.addBrokers(mergeBrokerReads(allBrokers, have, brokers)); err != nil {
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
 	read := make(map[string]GetResult, len(misses))

@@ -38,6 +38,13 @@ type BatchOptions struct {
 	// FencedMulti. A failed check always stops the write.
 	Fenced         bool
 	EpochZkVersion int32
+	// KeepWithPrevious, when set, reports whether ops[i] depends on
+	// ops[i-1]'s run (a parent created earlier in the list, say), so that
+	// both must go in the same multi: batches are then cut only before an
+	// op for which it is false. A run of dependent ops may exceed MaxOps
+	// and MaxBytes, but never MaxMultiBytes; a run larger than that is cut
+	// anyway, and what depended on the first part may fail.
+	KeepWithPrevious func(i int) bool
 }
 
 func (o BatchOptions) withDefaults() BatchOptions {
@@ -69,7 +76,7 @@ func (o BatchOptions) withDefaults() BatchOptions {
 func (c *Client) MultiBatched(ctx context.Context, ops []Op, opts BatchOptions) ([]OpResult, error) {
 	opts = opts.withDefaults()
 	res := make([]OpResult, len(ops))
-	batches := splitBatches(ops, opts.MaxOps, opts.MaxBytes, c.opSize)
+	batches := splitBatches(ops, opts.MaxOps, opts.MaxBytes, c.opSize, opts.KeepWithPrevious)
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -150,13 +157,31 @@ func (c *Client) runBatch(ctx context.Context, ops []Op, res []OpResult, b batch
 type batchRange struct{ start, end int }
 
 // splitBatches cuts ops into consecutive ranges of at most maxOps ops and
-// (except for a lone oversized op) at most maxBytes estimated bytes.
-func splitBatches(ops []Op, maxOps, maxBytes int, sizeOf func(Op) int) []batchRange {
+// (except for a lone oversized op) at most maxBytes estimated bytes. With
+// keep (nil: every op stands alone), it cuts only before an op for which
+// keep is false, and lets a dependent run grow up to MaxMultiBytes; a range
+// then ends at the last cut point before it is too full, or in the middle
+// of a run that alone is larger than MaxMultiBytes.
+func splitBatches(ops []Op, maxOps, maxBytes int, sizeOf func(Op) int, keep func(int) bool) []batchRange {
 	var out []batchRange
 	start, size := 0, multiOverhead
+	// cut is the last index after start where a range may end, and
+	// cutSize the range's size up to it (start itself when none).
+	cut, cutSize := 0, 0
 	for i, o := range ops {
 		s := sizeOf(o)
-		if i > start && (i-start >= maxOps || size+s > maxBytes) {
+		free := keep == nil || !keep(i)
+		if i > start && free {
+			cut, cutSize = i, size
+		}
+		full := i-start >= maxOps || size+s > maxBytes
+		if i > start && full && !free && cut > start {
+			// Inside a dependent run: end the range where the run began,
+			// carrying the run into the next one.
+			out = append(out, batchRange{start, cut})
+			start, size = cut, multiOverhead+size-cutSize
+		}
+		if i > start && ((full && free) || size+s > MaxMultiBytes) {
 			out = append(out, batchRange{start, i})
 			start, size = i, multiOverhead
 		}

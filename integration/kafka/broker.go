@@ -5,26 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
 	"time"
 
-	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/childproc"
 )
 
 // Broker is one Kafka broker process in ZooKeeper mode.
 type Broker struct {
-	opts    BrokerOptions
-	libs    string
-	tempDir bool
+	opts BrokerOptions
+	libs string
+	work childproc.WorkDir
+	proc childproc.Slot
 
 	mu        sync.Mutex
-	cmd       *exec.Cmd
-	done      chan struct{} // closed when the current process has exited
 	owner     int64         // session that owned the last registration seen
 	startTook time.Duration // launch to ready, for the last start
 }
@@ -55,25 +52,23 @@ func newBroker(ctx context.Context, opts BrokerOptions) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Broker{opts: opts.withDefaults(), libs: libs}
-	if b.opts.DataDir == "" {
-		dir, err := os.MkdirTemp("", fmt.Sprintf("kzadmin-kafka-%d-", opts.ID))
+	opts = opts.withDefaults()
+	if opts.Port == 0 {
+		ports, err := childproc.FreePorts(1)
 		if err != nil {
-			return nil, fmt.Errorf("broker %d data dir: %w", opts.ID, err)
+			return nil, fmt.Errorf("broker %d port: %w", opts.ID, err)
 		}
-		b.opts.DataDir, b.tempDir = dir, true
+		opts.Port = ports[0]
 	}
-	if b.opts.LogDir == "" {
-		b.opts.LogDir = filepath.Join(b.opts.DataDir, "kafka-logs")
+	work, err := childproc.NewWorkDir(opts.DataDir, fmt.Sprintf("kzadmin-kafka-%d-", opts.ID))
+	if err != nil {
+		return nil, fmt.Errorf("broker %d data dir: %w", opts.ID, err)
 	}
-	if b.opts.Port == 0 {
-		ports, err := zkserver.FreePorts(1)
-		if err != nil {
-			return nil, err
-		}
-		b.opts.Port = ports[0]
+	opts.DataDir = work.Path
+	if opts.LogDir == "" {
+		opts.LogDir = filepath.Join(opts.DataDir, "kafka-logs")
 	}
-	return b, nil
+	return &Broker{opts: opts, libs: libs, work: work}, nil
 }
 
 // Addr is the broker's PLAINTEXT address, "127.0.0.1:port".
@@ -106,11 +101,7 @@ func (b *Broker) StartDuration() time.Duration {
 }
 
 // Running reports whether the broker process is alive (it may be paused).
-func (b *Broker) Running() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.cmd != nil
-}
+func (b *Broker) Running() bool { return b.proc.Running() }
 
 // Restart starts the process again (after Stop or Kill) with the same id,
 // port and log directory, and waits until it has registered anew and
@@ -122,10 +113,10 @@ func (b *Broker) Restart(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.StartTimeout)
 	defer cancel()
 	b.mu.Lock()
-	prevOwner, running := b.owner, b.cmd != nil
+	prevOwner := b.owner
 	b.mu.Unlock()
-	if running {
-		return fmt.Errorf("broker %d: already running", b.opts.ID)
+	if b.proc.Running() {
+		return fmt.Errorf("broker %d: %w", b.opts.ID, childproc.ErrRunning)
 	}
 	if prevOwner != 0 {
 		if err := b.waitReleased(ctx, prevOwner); err != nil {
@@ -133,11 +124,11 @@ func (b *Broker) Restart(ctx context.Context) error {
 		}
 	}
 	started := time.Now()
-	done, err := b.launch()
+	proc, err := b.launch()
 	if err != nil {
 		return err
 	}
-	owner, err := b.waitReady(ctx, done, prevOwner)
+	owner, err := b.waitReady(ctx, proc, prevOwner)
 	if err != nil {
 		_ = b.Kill() // a half-started JVM would only burn CPU
 		return err
@@ -148,42 +139,22 @@ func (b *Broker) Restart(ctx context.Context) error {
 	return nil
 }
 
-// launch writes the config and starts the JVM without waiting. It returns
-// the channel closed when this process exits.
-func (b *Broker) launch() (<-chan struct{}, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cmd != nil {
-		return nil, fmt.Errorf("broker %d: already running", b.opts.ID)
-	}
+// launch writes the config and starts the JVM without waiting.
+func (b *Broker) launch() (*childproc.Process, error) {
 	serverProps, log4jProps, err := writeBrokerConfig(b.opts)
 	if err != nil {
 		return nil, err
 	}
-	logFile, err := os.OpenFile(b.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("broker %d log: %w", b.opts.ID, err)
-	}
 	args := append(jvmArgs(b.opts.HeapMB, log4jProps), b.opts.JVMFlags...)
 	args = append(args, "-Dkafka.logs.dir="+b.opts.DataDir,
 		"-cp", filepath.Join(b.libs, "*"), "kafka.Kafka", serverProps)
-	cmd := exec.Command(b.opts.Java, args...)
-	cmd.Dir = b.opts.DataDir
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Die with the test: a crashed or killed test must not leave brokers.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return nil, fmt.Errorf("start broker %d: %w", b.opts.ID, err)
+	proc, err := b.proc.Start(childproc.Spec{
+		Path: b.opts.Java, Args: args, Dir: b.opts.DataDir, LogPath: b.LogPath(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("broker %d: %w", b.opts.ID, err)
 	}
-	done := make(chan struct{})
-	b.cmd, b.done = cmd, done
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		close(done)
-	}()
-	return done, nil
+	return proc, nil
 }
 
 // jvmArgs are the JVM flags shared by brokers and tools: a small heap, the
@@ -202,70 +173,30 @@ func jvmArgs(heapMB int, log4jProps string) []string {
 // process to exit. It returns how long the shutdown took. After StopTimeout
 // the process is killed and an error returned.
 func (b *Broker) Stop() (time.Duration, error) {
-	return b.signalAndWait(syscall.SIGTERM, b.opts.StopTimeout)
+	started := time.Now()
+	err := b.proc.Stop(syscall.SIGTERM, b.opts.StopTimeout)
+	return time.Since(started), b.wrap(err)
 }
 
 // Kill sends SIGKILL (kill -9) and waits for the process to exit.
-func (b *Broker) Kill() error {
-	_, err := b.signalAndWait(syscall.SIGKILL, 30*time.Second)
-	return err
-}
+func (b *Broker) Kill() error { return b.wrap(b.proc.Kill()) }
 
 // Pause freezes the process with SIGSTOP: its ZooKeeper session and
 // connections stay open but nothing answers.
-func (b *Broker) Pause() error { return b.signal(syscall.SIGSTOP) }
+func (b *Broker) Pause() error { return b.wrap(b.proc.Signal(syscall.SIGSTOP)) }
 
 // Resume continues a paused process with SIGCONT.
-func (b *Broker) Resume() error { return b.signal(syscall.SIGCONT) }
+func (b *Broker) Resume() error { return b.wrap(b.proc.Signal(syscall.SIGCONT)) }
 
-func (b *Broker) signal(sig syscall.Signal) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cmd == nil {
-		return fmt.Errorf("broker %d: not running", b.opts.ID)
-	}
-	if err := b.cmd.Process.Signal(sig); err != nil {
-		return fmt.Errorf("signal broker %d: %w", b.opts.ID, err)
+// wrap names the broker in an error from its process.
+func (b *Broker) wrap(err error) error {
+	if err != nil {
+		return fmt.Errorf("broker %d: %w (see %s)", b.opts.ID, err, b.LogPath())
 	}
 	return nil
 }
 
-func (b *Broker) signalAndWait(sig syscall.Signal, timeout time.Duration) (time.Duration, error) {
-	b.mu.Lock()
-	cmd, done := b.cmd, b.done
-	b.mu.Unlock()
-	if cmd == nil {
-		return 0, nil
-	}
-	started := time.Now()
-	_ = cmd.Process.Signal(syscall.SIGCONT) // a paused JVM cannot act on SIGTERM
-	if err := cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return 0, fmt.Errorf("signal broker %d: %w", b.opts.ID, err)
-	}
-	var err error
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case <-done:
-	case <-timer.C:
-		_ = cmd.Process.Kill()
-		<-done
-		err = fmt.Errorf("broker %d did not exit within %s of %s; killed it (see %s)", b.opts.ID, timeout, sig, b.LogPath())
-	}
-	took := time.Since(started)
-	b.mu.Lock()
-	b.cmd, b.done = nil, nil
-	b.mu.Unlock()
-	return took, err
-}
-
 // Close kills the process and removes a temporary data directory.
 func (b *Broker) Close() error {
-	err := b.Kill()
-	if b.tempDir {
-		if rmErr := os.RemoveAll(b.opts.DataDir); rmErr != nil && err == nil {
-			err = fmt.Errorf("broker %d: remove %s: %w", b.opts.ID, b.opts.DataDir, rmErr)
-		}
-	}
-	return err
+	return errors.Join(b.Kill(), b.work.Remove())
 }

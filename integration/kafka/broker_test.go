@@ -2,11 +2,13 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/kzadmin/kzadmin/integration/childproc"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 )
 
@@ -109,5 +111,16 @@ func TestBrokerLifecycle(t *testing.T) {
 	}
 	if !strings.Contains(out, "broker.rack=rack-a") {
 		t.Fatalf("kafka-configs does not show the rack:\n%s", out)
+	}
+}
+
+// TestStartFailsFastWhenTheJVMDies checks that a broker whose process exits
+// during start-up fails at once, with the exit status, not at StartTimeout.
+func TestStartFailsFastWhenTheJVMDies(t *testing.T) {
+	SkipIfHeavyDisabled(t)
+	zks := startZooKeeper(t)
+	_, err := StartBroker(context.Background(), BrokerOptions{ZooKeeper: zks.Addr(), ID: 1, Java: "false", StartTimeout: time.Hour})
+	if !errors.Is(err, childproc.ErrExited) || !strings.Contains(err.Error(), "exit status 1") {
+		t.Fatalf("StartBroker with a dying JVM = %v; want childproc.ErrExited with its status", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -118,7 +119,7 @@ func (c *Cluster) WaitMetadata(ctx context.Context, timeout time.Duration) (int3
 	}
 	var controller int32 = -1
 	for _, b := range running {
-		id, err := b.waitMetadata(ctx, running)
+		id, err := b.waitMetadata(ctx, timeout, running)
 		if err != nil {
 			return -1, err
 		}
@@ -129,14 +130,14 @@ func (c *Cluster) WaitMetadata(ctx context.Context, timeout time.Duration) (int3
 
 // waitMetadata polls this broker's Metadata until it lists all of want and
 // a controller.
-func (b *Broker) waitMetadata(ctx context.Context, want []*Broker) (int32, error) {
+func (b *Broker) waitMetadata(ctx context.Context, timeout time.Duration, want []*Broker) (int32, error) {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
 	if err != nil {
 		return -1, fmt.Errorf("broker %d: kafka client: %w", b.opts.ID, err)
 	}
 	defer cl.Close()
 	var controller int32 = -1
-	err = poll(ctx, nil, func() error {
+	err = waitfor.Until(ctx, timeout, pollInterval, func() error {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		resp, err := cl.SeedBrokers()[0].Request(pctx, kmsg.NewPtrMetadataRequest())

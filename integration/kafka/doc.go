@@ -7,7 +7,8 @@
 // Each broker can be stopped with SIGTERM (a controlled shutdown), killed
 // with SIGKILL, paused with SIGSTOP and restarted with the same id, port and
 // log directory, which is what the fault tests need. Every process is started
-// with a parent-death signal so a crashed test leaves no JVM behind.
+// with a parent-death signal so a crashed test leaves no JVM behind; the
+// process handling itself lives in integration/childproc.
 //
 // The package is a test harness: it imports go-zookeeper only to observe a
 // broker's registration znode, never to write.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/kzadmin/kzadmin/integration/childproc"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -21,9 +22,9 @@ const pollInterval = 100 * time.Millisecond
 // owner other than prevOwner and the broker answers an ApiVersions request,
 // which Kafka enables only at the end of start-up. It returns the owning
 // session.
-func (b *Broker) waitReady(ctx context.Context, exited <-chan struct{}, prevOwner int64) (int64, error) {
+func (b *Broker) waitReady(ctx context.Context, proc *childproc.Process, prevOwner int64) (int64, error) {
 	var owner int64
-	err := b.pollRegistration(ctx, exited, func(exists bool, o int64) error {
+	err := b.pollRegistration(ctx, proc, func(exists bool, o int64) error {
 		switch {
 		case !exists:
 			return errors.New("not registered")
@@ -41,7 +42,7 @@ func (b *Broker) waitReady(ctx context.Context, exited <-chan struct{}, prevOwne
 		return 0, fmt.Errorf("broker %d: kafka client: %w", b.opts.ID, err)
 	}
 	defer cl.Close()
-	err = poll(ctx, exited, func() error {
+	err = proc.Until(ctx, b.opts.StartTimeout, pollInterval, func() error {
 		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		defer cancel()
 		_, err := cl.SeedBrokers()[0].Request(pctx, kmsg.NewPtrApiVersionsRequest())
@@ -90,8 +91,10 @@ func (b *Broker) startError(what string, last error) error {
 }
 
 // pollRegistration polls /brokers/ids/<id> under the chroot until check,
-// given whether it exists and its owning session, accepts it.
-func (b *Broker) pollRegistration(ctx context.Context, exited <-chan struct{}, check func(exists bool, owner int64) error) error {
+// given whether it exists and its owning session, accepts it. It gives up
+// if proc (nil when there is none to watch) exits; the caller's ctx bounds
+// it like StartTimeout does.
+func (b *Broker) pollRegistration(ctx context.Context, proc *childproc.Process, check func(exists bool, owner int64) error) error {
 	hosts, chroot := splitConnect(b.opts.ZooKeeper)
 	conn, _, err := zk.Connect(hosts, 10*time.Second, zk.WithLogger(quietLogger{}))
 	if err != nil {
@@ -103,7 +106,7 @@ func (b *Broker) pollRegistration(ctx context.Context, exited <-chan struct{}, c
 	stop := context.AfterFunc(ctx, conn.Close)
 	defer stop()
 	path := chroot + "/brokers/ids/" + strconv.Itoa(int(b.opts.ID))
-	return poll(ctx, exited, func() error {
+	return proc.Until(ctx, b.opts.StartTimeout, pollInterval, func() error {
 		ok, stat, err := conn.Exists(path)
 		if err != nil {
 			return fmt.Errorf("exists %s: %w", path, err)
@@ -117,29 +120,6 @@ func (b *Broker) pollRegistration(ctx context.Context, exited <-chan struct{}, c
 		}
 		return nil
 	})
-}
-
-// errExited reports that the process died while being waited for.
-var errExited = errors.New("process exited")
-
-// poll calls check until it succeeds, ctx ends or the process exits,
-// returning check's last error on failure.
-func poll(ctx context.Context, exited <-chan struct{}, check func() error) error {
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	for {
-		err := check()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (%v)", ctx.Err(), err)
-		case <-exited:
-			return fmt.Errorf("%w (%v)", errExited, err)
-		case <-tick.C:
-		}
-	}
 }
 
 // splitConnect splits a zookeeper.connect string into its hosts and its

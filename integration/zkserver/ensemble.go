@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
+
+	"github.com/kzadmin/kzadmin/integration/childproc"
 )
 
 // Ensemble is N ZooKeeper peers on loopback forming one quorum.
@@ -84,10 +85,7 @@ func (e *Ensemble) Leader() int {
 // restart.
 func (e *Ensemble) WaitQuorum(ctx context.Context, timeout time.Duration) error {
 	for _, s := range e.Servers {
-		s.mu.Lock()
-		running := s.cmd != nil
-		s.mu.Unlock()
-		if !running {
+		if !s.proc.Running() {
 			continue
 		}
 		if err := s.WaitServing(ctx, timeout); err != nil {
@@ -106,24 +104,6 @@ func (e *Ensemble) Close() error {
 	return errors.Join(errs...)
 }
 
-// FreePorts returns n distinct free TCP ports on loopback. The ports are
-// free when returned; another process could take one before it is used,
-// which on a test machine is rare enough.
-func FreePorts(n int) ([]int, error) {
-	ports := make([]int, 0, n)
-	var listeners []net.Listener
-	defer func() {
-		for _, l := range listeners {
-			l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
-		}
-		listeners = append(listeners, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
+// FreePorts returns n distinct free TCP ports on loopback (see
+// childproc.FreePorts, which it is kept here for callers to find).
+func FreePorts(n int) ([]int, error) { return childproc.FreePorts(n) }

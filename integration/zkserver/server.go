@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kzadmin/kzadmin/integration/childproc"
 )
 
 // Options configure one server. The zero value starts a standalone server
@@ -42,12 +42,10 @@ type Server struct {
 	opts      Options
 	id        int      // myid in an ensemble, 0 when standalone
 	peers     []string // server.N lines, empty when standalone
-	tempDir   bool
+	work      childproc.WorkDir
 	classpath string
 
-	mu   sync.Mutex
-	cmd  *exec.Cmd
-	done chan struct{} // closed when the current process has exited
+	proc childproc.Slot
 }
 
 // Start launches a standalone server and waits until it serves requests.
@@ -80,22 +78,19 @@ func newServer(opts Options, id int, peers []string) (*Server, error) {
 	if opts.StartTimeout == 0 {
 		opts.StartTimeout = 60 * time.Second
 	}
-	s := &Server{opts: opts, id: id, peers: peers, classpath: cp}
-	if s.opts.DataDir == "" {
-		dir, err := os.MkdirTemp("", "kzadmin-zk-")
+	if opts.ClientPort == 0 {
+		ports, err := childproc.FreePorts(1)
 		if err != nil {
-			return nil, fmt.Errorf("zookeeper data dir: %w", err)
+			return nil, fmt.Errorf("zookeeper client port: %w", err)
 		}
-		s.opts.DataDir, s.tempDir = dir, true
+		opts.ClientPort = ports[0]
 	}
-	if s.opts.ClientPort == 0 {
-		ports, err := FreePorts(1)
-		if err != nil {
-			return nil, err
-		}
-		s.opts.ClientPort = ports[0]
+	work, err := childproc.NewWorkDir(opts.DataDir, "kzadmin-zk-")
+	if err != nil {
+		return nil, fmt.Errorf("zookeeper data dir: %w", err)
 	}
-	return s, nil
+	opts.DataDir = work.Path
+	return &Server{opts: opts, id: id, peers: peers, work: work, classpath: cp}, nil
 }
 
 // Addr is the client address, "127.0.0.1:port".
@@ -156,67 +151,48 @@ func (s *Server) Restart(ctx context.Context) error {
 }
 
 func (s *Server) launch() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cmd != nil {
-		return fmt.Errorf("zookeeper %s: already running", s.Addr())
+	if s.proc.Running() {
+		return fmt.Errorf("zookeeper %s: %w", s.Addr(), childproc.ErrRunning)
 	}
 	cfg, err := s.writeConfig()
 	if err != nil {
 		return err
 	}
-	logFile, err := os.OpenFile(s.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	_, err = s.proc.Start(childproc.Spec{
+		Path: s.opts.Java,
+		Args: []string{
+			fmt.Sprintf("-Xmx%dm", s.opts.HeapMB), "-XX:+UseSerialGC",
+			"-Dzookeeper.log.dir=" + s.opts.DataDir,
+			"-Dzookeeper.root.logger=INFO,CONSOLE",
+			"-cp", s.classpath,
+			"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg,
+		},
+		LogPath: s.LogPath(),
+		// A Ctrl-C in the terminal goes to the parent only, which then
+		// shuts down in order and stops the server last.
+		OwnGroup: true,
+	})
 	if err != nil {
-		return fmt.Errorf("zookeeper log: %w", err)
+		return fmt.Errorf("zookeeper %s: %w", s.Addr(), err)
 	}
-	cmd := exec.Command(s.opts.Java,
-		fmt.Sprintf("-Xmx%dm", s.opts.HeapMB), "-XX:+UseSerialGC",
-		"-Dzookeeper.log.dir="+s.opts.DataDir,
-		"-Dzookeeper.root.logger=INFO,CONSOLE",
-		"-cp", s.classpath,
-		"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Die with the parent: a crashed test must not leave servers behind.
-	// Own process group: a Ctrl-C in the terminal goes to the parent only,
-	// which then shuts down in order and stops the server last.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		logFile.Close()
-		return fmt.Errorf("start zookeeper %s: %w", s.Addr(), err)
-	}
-	done := make(chan struct{})
-	s.cmd, s.done = cmd, done
-	go func() {
-		_ = cmd.Wait()
-		logFile.Close()
-		close(done)
-	}()
 	return nil
 }
 
 // WaitServing waits until the server answers "srvr" with a mode
 // (standalone, leader or follower), which means it serves clients.
 func (s *Server) WaitServing(ctx context.Context, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	// Gives up at once if the process dies, e.g. on a bad config.
+	err := s.proc.Current().Until(ctx, timeout, 100*time.Millisecond, func() error {
 		mode, err := s.Mode()
-		if err == nil && mode != "" {
-			return nil
+		if err == nil && mode == "" {
+			err = errors.New("no mode")
 		}
-		s.mu.Lock()
-		done := s.done
-		s.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("zookeeper %s did not serve within %s (last error: %v; see %s)", s.Addr(), timeout, err, s.LogPath())
-		case <-done:
-			return fmt.Errorf("zookeeper %s exited during start-up; see %s", s.Addr(), s.LogPath())
-		case <-tick.C:
-		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("zookeeper %s did not serve within %s: %w; see %s", s.Addr(), timeout, err, s.LogPath())
 	}
+	return nil
 }
 
 // Mode returns the server's mode from the "srvr" four-letter word:
@@ -258,57 +234,31 @@ func FourLetterWord(addr, word string, timeout time.Duration) (string, error) {
 	return b.String(), nil
 }
 
-// Stop sends SIGTERM and waits for the process to exit.
-func (s *Server) Stop() error { return s.signalAndWait(syscall.SIGTERM) }
+// stopGrace is how long Stop waits for a clean exit before it kills.
+const stopGrace = 30 * time.Second
+
+// Stop sends SIGTERM and waits for the process to exit; after 30s it kills
+// it and returns an error.
+func (s *Server) Stop() error { return s.wrap(s.proc.Stop(syscall.SIGTERM, stopGrace)) }
 
 // Kill sends SIGKILL (kill -9) and waits for the process to exit.
-func (s *Server) Kill() error { return s.signalAndWait(syscall.SIGKILL) }
+func (s *Server) Kill() error { return s.wrap(s.proc.Kill()) }
 
 // Pause freezes the process with SIGSTOP; Resume continues it.
-func (s *Server) Pause() error { return s.signal(syscall.SIGSTOP) }
+func (s *Server) Pause() error { return s.wrap(s.proc.Signal(syscall.SIGSTOP)) }
 
 // Resume continues a paused process with SIGCONT.
-func (s *Server) Resume() error { return s.signal(syscall.SIGCONT) }
+func (s *Server) Resume() error { return s.wrap(s.proc.Signal(syscall.SIGCONT)) }
 
-func (s *Server) signal(sig syscall.Signal) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cmd == nil {
-		return fmt.Errorf("zookeeper %s: not running", s.Addr())
+// wrap names the server in an error from its process.
+func (s *Server) wrap(err error) error {
+	if err != nil {
+		return fmt.Errorf("zookeeper %s: %w; see %s", s.Addr(), err, s.LogPath())
 	}
-	return s.cmd.Process.Signal(sig)
-}
-
-func (s *Server) signalAndWait(sig syscall.Signal) error {
-	s.mu.Lock()
-	cmd, done := s.cmd, s.done
-	s.mu.Unlock()
-	if cmd == nil {
-		return nil
-	}
-	_ = cmd.Process.Signal(syscall.SIGCONT) // a paused JVM cannot act on SIGTERM
-	if err := cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		return fmt.Errorf("signal zookeeper %s: %w", s.Addr(), err)
-	}
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-	}
-	s.mu.Lock()
-	s.cmd, s.done = nil, nil
-	s.mu.Unlock()
 	return nil
 }
 
 // Close kills the process and removes a temporary data directory.
 func (s *Server) Close() error {
-	err := s.Kill()
-	if s.tempDir {
-		if rmErr := os.RemoveAll(s.opts.DataDir); rmErr != nil && err == nil {
-			err = rmErr
-		}
-	}
-	return err
+	return errors.Join(s.Kill(), s.work.Remove())
 }

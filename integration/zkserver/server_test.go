@@ -2,10 +2,14 @@ package zkserver
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/kzadmin/kzadmin/integration/childproc"
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 )
 
 func connect(t *testing.T, addrs []string) *zk.Conn {
@@ -18,7 +22,7 @@ func connect(t *testing.T, addrs []string) *zk.Conn {
 	return conn
 }
 
-func TestStandaloneStopRestartKeepsData(t *testing.T) {
+func TestStandaloneKillRestartPauseStop(t *testing.T) {
 	ctx := context.Background()
 	s, err := Start(ctx, Options{})
 	if err != nil {
@@ -44,6 +48,31 @@ func TestStandaloneStopRestartKeepsData(t *testing.T) {
 	data, _, err := connect(t, []string{s.Addr()}).Get("/kept")
 	if err != nil || string(data) != "v" {
 		t.Fatalf("after restart: %q, %v", data, err)
+	}
+	if err := s.Pause(); err != nil {
+		t.Fatal(err)
+	}
+	// SIGSTOP lands asynchronously: wait for the server to fall silent.
+	err = waitfor.Until(ctx, 30*time.Second, 10*time.Millisecond, func() error {
+		if _, err := s.Mode(); err == nil {
+			return errors.New("paused server still answers")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Resume(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitServing(ctx, 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatalf("clean stop: %v", err)
+	}
+	if err := s.Pause(); !errors.Is(err, childproc.ErrNotRunning) {
+		t.Fatalf("Pause of a stopped server = %v; want childproc.ErrNotRunning", err)
 	}
 }
 
@@ -88,5 +117,14 @@ func TestEnsembleSurvivesOneNodeDown(t *testing.T) {
 	}
 	if ok, _, err := connect(t, []string{e.Servers[leader].Addr()}).Exists("/after"); err != nil || !ok {
 		t.Fatalf("restarted peer did not catch up: exists=%v err=%v", ok, err)
+	}
+}
+
+// TestStartFailsFastWhenTheServerDies checks that a server whose JVM exits
+// during start-up fails Start at once, not at StartTimeout.
+func TestStartFailsFastWhenTheServerDies(t *testing.T) {
+	_, err := Start(context.Background(), Options{Java: "false", StartTimeout: time.Hour})
+	if !errors.Is(err, childproc.ErrExited) || !strings.Contains(err.Error(), "exit status 1") {
+		t.Fatalf("Start with a dying server = %v; want childproc.ErrExited with its status", err)
 	}
 }

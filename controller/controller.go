@@ -296,6 +296,8 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onControlledShutdown(e)
 	case *electLeadersEvent:
 		return c.onElectLeaders(e)
+	case *createTopicsEvent:
+		return c.onCreateTopics(e)
 	case deletionInput:
 		return c.onDeletionInput(e)
 	case *alterReassignmentsEvent:

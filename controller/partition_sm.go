@@ -101,27 +101,46 @@ func (c *Controller) initializePartitions(ls *leaderState, b *brokerchan.Batch, 
 	failed map[TopicPartition]error) error {
 	tps = slices.Clone(tps)
 	sortPartitions(tps) // one partitions container per topic, in initWrites
-	env := c.env(ls)
+	plans, err := planInit(c.env(ls), tps, func(tp TopicPartition) []int32 {
+		return ls.cc.partition(tp).assign.Replicas
+	}, failed)
+	if err != nil || len(plans) == 0 {
+		return err
+	}
+	res, err := c.initWrites(ls, plans)
+	if err != nil {
+		return err
+	}
+	c.applyInit(ls, b, plans, res, failed)
+	return nil
+}
+
+// planInit decides the initial leadership of tps (sorted by topic), each
+// of whose replicas replicasOf gives; a partition with no online replica
+// goes to failed.
+func planInit(env election.Env, tps []TopicPartition, replicasOf func(TopicPartition) []int32,
+	failed map[TopicPartition]error) ([]initPlan, error) {
 	var plans []initPlan
 	for _, tp := range tps {
-		lai, recipients, err := election.InitialLeaderAndIsr(env, tp, ls.cc.partition(tp).assign.Replicas)
+		lai, recipients, err := election.InitialLeaderAndIsr(env, tp, replicasOf(tp))
 		if err != nil {
 			failed[tp] = err
 			continue
 		}
 		data, err := encodeState(lai, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		plans = append(plans, initPlan{tp, lai, recipients, data})
 	}
-	if len(plans) == 0 {
-		return nil
-	}
-	res, err := c.initWrites(ls, plans)
-	if err != nil {
-		return err
-	}
+	return plans, nil
+}
+
+// applyInit records the plans whose state znode was written (res[i], in
+// the order of plans) in the context, Online, and adds their LeaderAndIsr
+// (isNew) to b; the others go to failed.
+func (c *Controller) applyInit(ls *leaderState, b *brokerchan.Batch, plans []initPlan, res []zkadmin.OpResult,
+	failed map[TopicPartition]error) {
 	for i, pl := range plans {
 		if res[i].Err != nil {
 			failed[pl.tp] = fmt.Errorf("create %s: %w", res[i].Path, res[i].Err)
@@ -132,7 +151,6 @@ func (c *Controller) initializePartitions(ls *leaderState, b *brokerchan.Batch, 
 		c.setPartitionState(pl.tp, p, election.OnlinePartition)
 		b.AddLeaderAndIsr(pl.recipients, pl.tp, pl.lai, p.assign, true)
 	}
-	return nil
 }
 
 // initPlan is one partition's initial leadership and its encoded state.
@@ -155,20 +173,7 @@ type initPlan struct {
 // states, each level in batched multis, where a container that exists
 // already does not stop what is below it.
 func (c *Controller) initWrites(ls *leaderState, plans []initPlan) ([]zkadmin.OpResult, error) {
-	var ops []zkadmin.Op
-	var runStart []bool
-	stateAt := make([]int, len(plans))
-	for i, pl := range plans {
-		if i == 0 || plans[i-1].tp.Topic != pl.tp.Topic {
-			ops = append(ops, zkadmin.CreateOp(znodes.PartitionsPath(pl.tp.Topic), nil, zkadmin.Persistent))
-			runStart = append(runStart, true)
-		}
-		ops = append(ops,
-			zkadmin.CreateOp(znodes.PartitionPath(pl.tp.Topic, pl.tp.Partition), nil, zkadmin.Persistent),
-			zkadmin.CreateOp(znodes.PartitionStatePath(pl.tp.Topic, pl.tp.Partition), pl.state, zkadmin.Persistent))
-		runStart = append(runStart, false, false)
-		stateAt[i] = len(ops) - 1
-	}
+	ops, runStart, stateAt := initOps(plans)
 	opts := ls.fenced()
 	opts.KeepWithPrevious = func(i int) bool { return !runStart[i] }
 	res, err := c.zk.MultiBatched(ls.ctx, ops, opts)
@@ -208,6 +213,26 @@ func (c *Controller) initWrites(ls *leaderState, plans []initPlan) ([]zkadmin.Op
 		out[i] = states[k]
 	}
 	return out, nil
+}
+
+// initOps are the znodes of plans (sorted by topic) as one run per topic:
+// its partitions container, then each partition's znode and state.
+// runStart[i] marks ops[i] as the start of a run, and stateAt[k] is the
+// index of plans[k]'s state create.
+func initOps(plans []initPlan) (ops []zkadmin.Op, runStart []bool, stateAt []int) {
+	stateAt = make([]int, len(plans))
+	for i, pl := range plans {
+		if i == 0 || plans[i-1].tp.Topic != pl.tp.Topic {
+			ops = append(ops, zkadmin.CreateOp(znodes.PartitionsPath(pl.tp.Topic), nil, zkadmin.Persistent))
+			runStart = append(runStart, true)
+		}
+		ops = append(ops,
+			zkadmin.CreateOp(znodes.PartitionPath(pl.tp.Topic, pl.tp.Partition), nil, zkadmin.Persistent),
+			zkadmin.CreateOp(znodes.PartitionStatePath(pl.tp.Topic, pl.tp.Partition), pl.state, zkadmin.Persistent))
+		runStart = append(runStart, false, false)
+		stateAt[i] = len(ops) - 1
+	}
+	return ops, runStart, stateAt
 }
 
 // electLeaders is Kafka's electLeaderForPartitions: take the current

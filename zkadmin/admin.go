@@ -36,6 +36,9 @@ type AdminOptions struct {
 	TopicIDs io.Reader
 	// Logger receives a debug line per retried write.
 	Logger zerolog.Logger
+	// Committer, when set, commits CreateTopics' multis in the Admin's
+	// place (see CreateCommitter); nil commits them here.
+	Committer CreateCommitter
 }
 
 // Admin is kzadmin's AdminZkClient: it validates admin requests against the

@@ -285,7 +285,7 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 			ops = append(ops, p.ops...)
 		}
 		ops = dedupeCreates(ops)
-		_, err := a.zk.Multi(ctx, ops...)
+		err := a.commitCreateMulti(ctx, ops, chunk)
 		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
 			err = nil // the multi landed: it is all or nothing
 		}

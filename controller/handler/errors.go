@@ -66,6 +66,9 @@ func (h *Handlers) errorOf(err error) apiError {
 		}
 		return newAPIError(code, ae.Message)
 	}
+	if errors.Is(err, zkadmin.ErrControllerMoved) {
+		return codeOnly(kerr.NotController.Code) // leadership lost mid-request
+	}
 	if errors.Is(err, zkadmin.ErrConnectionLoss) || errors.Is(err, zkadmin.ErrSessionExpired) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return codeOnly(kerr.RequestTimedOut.Code)

@@ -193,7 +193,9 @@ func defaultAdvertisedHost(dev bool) string {
 func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.Mux, error) {
 	// One admin for every listener and connection, so that concurrent
 	// CreateTopics are group-committed (create_batcher.go).
-	admin := newCreateBatcher(zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf}))
+	// The controller commits the creates, writing each new topic's
+	// partition states in the same multi (zkadmin.CreateCommitter).
+	admin := newCreateBatcher(zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf, Committer: d.ctrl}))
 	view := newViewAdapter(d.ctrl, d.clusterID)
 	view.dir = d.dir
 	return func(listener string) (*wire.Mux, error) {

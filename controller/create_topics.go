@@ -1,0 +1,201 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kzadmin/kzadmin/controller/election"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// createTopicsEvent is a create multi of the Admin (zkadmin.CreateCommitter)
+// waiting for the loop.
+type createTopicsEvent struct {
+	ctx    context.Context
+	ops    []zkadmin.Op
+	topics []zkadmin.PlannedTopic
+	reply  chan createTopicsReply
+}
+
+type createTopicsReply struct {
+	res []zkadmin.OpResult
+	err error
+}
+
+func (*createTopicsEvent) state() State { return StateTopicChange }
+
+func (e *createTopicsEvent) preempt() { e.reply <- createTopicsReply{err: errNotActive} }
+
+// errNotActive answers a create multi when this node is not the active
+// controller (any more); the admin handlers answer NOT_CONTROLLER.
+var errNotActive = fmt.Errorf("create topics: not the active controller: %w", zkadmin.ErrControllerMoved)
+
+// CommitCreates implements zkadmin.CreateCommitter: the Admin's multi, with
+// each new topic's partition and state znodes appended behind the epoch
+// fence, applied by the event loop, which then brings the partitions
+// online from what it wrote, without the watch firing and the reads of
+// the ordinary path (onTopicChange). When its own znodes cannot go in
+// (too large a multi, a znode of an earlier topic of the name left
+// behind), the Admin's ops are applied alone and the topics take the
+// ordinary path.
+func (c *Controller) CommitCreates(ctx context.Context, ops []zkadmin.Op, topics []zkadmin.PlannedTopic) ([]zkadmin.OpResult, error) {
+	ev := &createTopicsEvent{ctx: ctx, ops: ops, topics: topics, reply: make(chan createTopicsReply, 1)}
+	if !c.queue.push(ev) {
+		return nil, errNotActive
+	}
+	r, err := wait(ctx, ev.reply)
+	if err != nil {
+		return nil, err
+	}
+	return r.res, r.err
+}
+
+// onCreateTopics applies a create multi (see CommitCreates).
+func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
+	ls := c.leader
+	if ls == nil {
+		e.reply <- createTopicsReply{err: errNotActive}
+		return nil
+	}
+	failed := map[TopicPartition]error{}
+	tps, plans, err := c.planCreated(ls, e.topics, failed)
+	if err != nil {
+		e.reply <- createTopicsReply{err: err}
+		return nil
+	}
+	own, _, _ := initOps(plans)
+	all := slices.Concat(e.ops, own)
+	if plans == nil || c.zk.MultiSize(all) > zkadmin.DefaultBatchBytes {
+		return c.createPlain(e)
+	}
+	res, err := c.zk.FencedMulti(e.ctx, ls.zkVersion, all...)
+	var me *zkadmin.MultiError
+	switch {
+	case err == nil:
+	case errors.Is(err, zkadmin.ErrControllerMoved):
+		e.reply <- createTopicsReply{err: err}
+		return err
+	case errors.As(err, &me) && me.Index >= len(e.ops):
+		c.log.Warn().Err(err).Msg("new topics' partition znodes do not fit in their create; creating the topics alone")
+		return c.createPlain(e)
+	case errors.Is(err, zkadmin.ErrConnectionLoss) && c.createLanded(ls, e.topics[0]):
+	default:
+		if len(res) > len(e.ops) {
+			res = res[:len(e.ops)]
+		}
+		e.reply <- createTopicsReply{res: res, err: err}
+		return nil
+	}
+	c.adoptCreated(ls, e.topics, tps, plans, failed)
+	if len(res) > len(e.ops) {
+		res = res[:len(e.ops)]
+	}
+	e.reply <- createTopicsReply{res: res}
+	return c.watchCreated(ls, e.topics)
+}
+
+// createPlain applies the Admin's ops alone, as the Admin would; the
+// topics then come online through the ordinary path.
+func (c *Controller) createPlain(e *createTopicsEvent) error {
+	res, err := c.zk.Multi(e.ctx, e.ops...)
+	e.reply <- createTopicsReply{res: res, err: err}
+	return nil
+}
+
+// planCreated decides the initial leadership of every partition of topics.
+// plans is nil when the topics cannot take this path: one is already in
+// the context (a deletion not yet seen through, say), or a replica is the
+// controller's own id (onTopicChange re-places those).
+func (c *Controller) planCreated(ls *leaderState, topics []zkadmin.PlannedTopic,
+	failed map[TopicPartition]error) ([]TopicPartition, []initPlan, error) {
+	replicas := map[TopicPartition][]int32{}
+	var tps []TopicPartition
+	for _, t := range topics {
+		if ls.cc.topics[t.Name] != nil {
+			return nil, nil, nil
+		}
+		for p, rs := range t.Assignment {
+			if slices.Contains(rs, c.nodeID) {
+				return nil, nil, nil
+			}
+			tp := TopicPartition{Topic: t.Name, Partition: int32(p)}
+			tps = append(tps, tp)
+			replicas[tp] = rs
+		}
+	}
+	sortPartitions(tps)
+	plans, err := planInit(c.env(ls), tps, func(tp TopicPartition) []int32 { return replicas[tp] }, failed)
+	if err != nil || len(plans) == 0 {
+		return nil, nil, err
+	}
+	return tps, plans, nil
+}
+
+// createLanded reports whether a create multi whose reply was lost was
+// applied, by the id its first topic's znode carries (the multi is all or
+// nothing).
+func (c *Controller) createLanded(ls *leaderState, t zkadmin.PlannedTopic) bool {
+	data, _, err := c.zk.Get(ls.ctx, znodes.TopicPath(t.Name))
+	if err != nil {
+		return false
+	}
+	a, err := znodes.DecodeTopicAssignment(t.Name, data)
+	return err == nil && a.TopicID == t.ID
+}
+
+// adoptCreated is onNewPartitionCreation for topics whose partition states
+// the create multi wrote: the topics enter the context, their partitions
+// and replicas go New, the planned partitions go Online with the states
+// written, and the brokers are told.
+func (c *Controller) adoptCreated(ls *leaderState, topics []zkadmin.PlannedTopic, tps []TopicPartition,
+	plans []initPlan, failed map[TopicPartition]error) {
+	for _, t := range topics {
+		a := znodes.TopicAssignment{Partitions: make(map[int32][]int32, len(t.Assignment)), TopicID: t.ID}
+		for p, rs := range t.Assignment {
+			a.Partitions[int32(p)] = rs
+		}
+		ls.cc.putTopic(t.Name, a)
+		c.markDirty(TopicPartition{Topic: t.Name})
+	}
+	var replicas []replicaKey
+	for _, tp := range tps {
+		p := ls.cc.partition(tp)
+		c.setPartitionState(tp, p, election.NewPartition)
+		for _, r := range p.assign.Replicas {
+			replicas = append(replicas, replicaKey{tp, r})
+		}
+	}
+	c.setReplicasState(ls, replicas, election.NewReplica)
+	b := c.newBatch(ls)
+	c.applyInit(ls, b, plans, make([]zkadmin.OpResult, len(plans)), failed)
+	c.send(ls, b)
+	c.replicasToOnline(ls, replicas)
+	names := make([]string, len(topics))
+	for i, t := range topics {
+		names[i] = t.Name
+	}
+	c.log.Info().Strs("topics", names).Int("partitions", len(tps)).Int("offline", len(failed)).
+		Msg("new topics created with their partition states")
+}
+
+// watchCreated arms the data watch on each new topic's znode, as the
+// ordinary path's read does (partition additions arrive through it). A
+// znode already changed since the create is handled as a modification.
+func (c *Controller) watchCreated(ls *leaderState, topics []zkadmin.PlannedTopic) error {
+	paths := make([]string, len(topics))
+	for i, t := range topics {
+		paths[i] = znodes.TopicPath(t.Name)
+	}
+	for i, r := range ls.watches.getMany(ls.ctx, c.zk, paths, c.inFlight) {
+		if r.Err == nil && r.Stat.Version == 0 {
+			continue
+		}
+		if err := c.onPartitionModifications(ls, topics[i].Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

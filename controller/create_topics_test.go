@@ -1,0 +1,119 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// createThrough creates topics with an Admin whose creates the controller
+// commits (as kzadmind wires them) and fails the test on any error.
+func createThrough(t *testing.T, sc *simCluster, reqs ...zkadmin.CreateTopicRequest) []zkadmin.CreateTopicOutcome {
+	t.Helper()
+	admin := zkadmin.NewAdmin(sc.obs, zkadmin.AdminOptions{Committer: sc.ctl.c})
+	out, err := admin.CreateTopics(testCtx(t), reqs)
+	if err != nil {
+		t.Fatalf("create topics: %v", err)
+	}
+	for i, o := range out {
+		if o.Err != nil {
+			t.Fatalf("create %s: %v", reqs[i].Topic, o.Err)
+		}
+	}
+	return out
+}
+
+// sameTransaction reports whether tp's state znode was created by the
+// multi that created its topic (every op of a multi has its zxid).
+func sameTransaction(t *testing.T, sc *simCluster, topic string, p int32) bool {
+	t.Helper()
+	_, ts, err := sc.obs.Get(testCtx(t), znodes.TopicPath(topic))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ss, err := sc.obs.Get(testCtx(t), znodes.PartitionStatePath(topic, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts.Czxid == ss.Czxid
+}
+
+// TestCommitCreatesWritesStatesWithTheTopic: through the controller, a new
+// topic's partition states land in the multi that creates it, the first
+// replica leads with every replica in the ISR, and the brokers are told,
+// as on the ordinary path (TestNewTopic).
+func TestCommitCreatesWritesStatesWithTheTopic(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	out := createThrough(t, sc,
+		zkadmin.CreateTopicRequest{Topic: "foo", Assignment: [][]int32{{1, 2, 3}, {2, 3, 1}, {3, 1, 2}}},
+		zkadmin.CreateTopicRequest{Topic: "bar", Partitions: 4, ReplicationFactor: 2})
+	for i, name := range []string{"foo", "bar"} {
+		for p, replicas := range out[i].Result.Assignment {
+			p := int32(p)
+			if !sameTransaction(t, sc, name, p) {
+				t.Fatalf("%s-%d: state not written with the topic", name, p)
+			}
+			sc.waitLeader(t, name, p, replicas[0], replicas...)
+			st := readState(t, sc.obs, name, p)
+			if st.LeaderEpoch != 0 || st.PartitionEpoch != 0 || st.ControllerEpoch != 1 {
+				t.Fatalf("%s-%d initial state %v", name, p, st)
+			}
+			for _, r := range replicas {
+				sc.waitBrokerRole(t, r, name, p, replicas[0])
+			}
+		}
+	}
+	// The topic's data watch is armed: added partitions come online.
+	admin := zkadmin.NewAdmin(sc.obs, zkadmin.AdminOptions{})
+	if _, err := admin.AddPartitions(testCtx(t), zkadmin.AddPartitionsRequest{Topic: "foo", Total: 4}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "foo-3 online", func() bool {
+		pv, ok := partitionView(sc.ctl.c, "foo", 3)
+		return ok && pv.Leader >= 0
+	})
+}
+
+// TestCommitCreatesTooLargeTakesTheOrdinaryPath: when the states would make
+// the multi too large, the topic is created alone and its partitions come
+// online the ordinary way, through the watch.
+func TestCommitCreatesTooLargeTakesTheOrdinaryPath(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	const parts = 3000 // their states make well over DefaultBatchBytes
+	createThrough(t, sc, zkadmin.CreateTopicRequest{Topic: "big", Partitions: parts, ReplicationFactor: 1})
+	waitFor(t, fmt.Sprintf("%d partitions online", parts), func() bool {
+		v := sc.ctl.c.Snapshot()
+		tv := v.Topics["big"]
+		if tv == nil || len(tv.Partitions) != parts {
+			return false
+		}
+		for _, p := range tv.Partitions {
+			if p.Leader < 0 {
+				return false
+			}
+		}
+		return true
+	})
+	if sameTransaction(t, sc, "big", 0) {
+		t.Fatal("a state too large for the create's multi was written in it")
+	}
+}
+
+// TestCommitCreatesRefusedByStandby: a node that is not the active
+// controller writes nothing and says so with ErrControllerMoved, which the
+// handlers answer NOT_CONTROLLER.
+func TestCommitCreatesRefusedByStandby(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	standby := startNode(t, sc.chroot, nodeOpts{id: 101})
+	admin := zkadmin.NewAdmin(sc.obs, zkadmin.AdminOptions{Committer: standby.c})
+	out, err := admin.CreateTopics(testCtx(t), []zkadmin.CreateTopicRequest{{Topic: "foo", Partitions: 1, ReplicationFactor: 1}})
+	if err == nil || !errors.Is(out[0].Err, zkadmin.ErrControllerMoved) {
+		t.Fatalf("standby committed a create: %v, %v", out[0].Err, err)
+	}
+	if ok, _, err := sc.obs.Exists(testCtx(t), znodes.TopicPath("foo")); err != nil || ok {
+		t.Fatalf("topic written by a standby: %v %v", ok, err)
+	}
+}

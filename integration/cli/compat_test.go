@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -53,21 +54,9 @@ func online(t *testing.T, ctx context.Context, topic string, partitions, rf int)
 	t.Helper()
 	var got kafkaTopic
 	eventually(t, ctx, "topic "+topic+" online in Kafka's metadata", time.Minute, func() error {
-		tds, err := env.adm.ListTopics(ctx, topic)
+		td, err := kafkatest.TopicOnline(ctx, env.adm, topic, partitions, rf)
 		if err != nil {
 			return err
-		}
-		td := tds[topic]
-		if td.Err != nil {
-			return td.Err
-		}
-		if len(td.Partitions) != partitions {
-			return fmt.Errorf("%d partitions", len(td.Partitions))
-		}
-		for _, p := range td.Partitions {
-			if p.Leader < 0 || len(p.ISR) != rf {
-				return fmt.Errorf("partition %d: leader %d isr %v", p.Partition, p.Leader, p.ISR)
-			}
 		}
 		got = kafkaTopic{id: td.ID, replicas: map[int32][]int32{}}
 		for _, p := range td.Partitions {
@@ -104,27 +93,22 @@ func TestKzadminTopicServesProduceConsume(t *testing.T) {
 		}
 	}
 
-	cl, err := kgo.NewClient(kgo.SeedBrokers(env.kafka.Addrs()...), kgo.DefaultProduceTopic("kz-orders"),
-		kgo.ConsumeTopics("kz-orders"), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	const n = 300
 	recs := make([]*kgo.Record, n)
 	for i := range recs {
 		recs[i] = &kgo.Record{Key: []byte("k" + strconv.Itoa(i)), Value: []byte(strconv.Itoa(i))}
 	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("produce: %v", err)
+	if err := kafkatest.Produce(ctx, env.kafka.Addrs(), "kz-orders", recs); err != nil {
+		t.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for len(seen) < n {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			t.Fatalf("consumed %d of %d", len(seen), n)
-		}
-		fs.EachRecord(func(r *kgo.Record) { seen[string(r.Value)] = true })
+	rd := kafkatest.Reader{Addrs: env.kafka.Addrs(), Topic: "kz-orders"}
+	err = rd.Until(ctx, func() bool { return len(seen) >= n }, func(r *kgo.Record) error {
+		seen[string(r.Value)] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("consumed %d of %d: %v", len(seen), n, err)
 	}
 }
 

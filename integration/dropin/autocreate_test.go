@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -73,10 +74,10 @@ func (s *dropin) autoCreate(t *testing.T, ctx context.Context) {
 	t.Logf("broker %d auto-created %s: znode after %s, online after %s; kzadmind re-placed %d partitions off its id; assignment %v",
 		b.ID(), autoTopic, created.Round(time.Millisecond), online.Round(time.Millisecond), replaced, a.Partitions)
 	s.figs.add("broker auto-create: Metadata → partitions online in ZK", kzadmind, online)
-	if err := produceSized(ctx, h.cluster.Addrs(), autoTopic, autoParts, autoPerPart); err != nil {
+	if err := sized(autoParts, autoPerPart).produce(ctx, h.cluster.Addrs(), autoTopic); err != nil {
 		t.Fatal(err)
 	}
-	if err := consumeSized(ctx, h.cluster.Addrs(), autoTopic, autoParts, autoPerPart); err != nil {
+	if err := sized(autoParts, autoPerPart).consume(ctx, h.cluster.Addrs(), autoTopic); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -86,7 +87,7 @@ func (s *dropin) autoCreate(t *testing.T, ctx context.Context) {
 // answers LEADER_NOT_AVAILABLE while the partitions are being created;
 // any other error is the broker refusing to create it.
 func autoCreateVia(ctx context.Context, h *harness, b *kafka.Broker, name string) error {
-	mt, err := topicMetadata(ctx, b, name, true, 5*time.Second)
+	mt, err := kafkatest.TopicMetadata(ctx, b.Addr(), name, true, 5*time.Second)
 	if err != nil {
 		return err
 	}

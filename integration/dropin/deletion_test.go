@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -101,28 +102,14 @@ func (s *dropin) deleteTopic(t *testing.T, ctx context.Context) {
 
 // createOnline creates name (doomedParts partitions, RF 3) through zkadmin
 // and waits until every partition has a leader and a full ISR in
-// ZooKeeper and in every broker's metadata.
+// ZooKeeper.
 func (h *harness) createOnline(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	req := zkadmin.CreateTopicRequest{Topic: name, Partitions: doomedParts, ReplicationFactor: replicationFactor}
 	if _, err := h.admin.CreateTopic(ctx, req); err != nil {
 		t.Fatalf("create %s: %v", name, err)
 	}
-	err := pollUntil(ctx, time.Minute, 10*time.Millisecond, func() error {
-		st, err := h.statesOf(ctx, name, doomedParts)
-		if err != nil {
-			return err
-		}
-		for p, ps := range st {
-			if ps.Leader < 0 || len(ps.ISR) != replicationFactor {
-				return fmt.Errorf("%s-%d: %s", name, p, ps)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("%s never came online: %v", name, err)
-	}
+	h.waitOnline(t, ctx, name, doomedParts, replicationFactor)
 }
 
 // deleteThrough sends DeleteTopics for name to the Kafka listener at addr
@@ -235,7 +222,7 @@ func (h *harness) checkUnfetchable(t *testing.T, ctx context.Context, name strin
 // unknownTo asks b for name's metadata, without auto-creation (brokers
 // allow it by default), and wants UNKNOWN_TOPIC_OR_PARTITION.
 func unknownTo(ctx context.Context, b *kafka.Broker, name string) error {
-	mt, err := topicMetadata(ctx, b, name, false, 2*time.Second)
+	mt, err := kafkatest.TopicMetadata(ctx, b.Addr(), name, false, 2*time.Second)
 	if err != nil {
 		return err
 	}
@@ -245,78 +232,13 @@ func unknownTo(ctx context.Context, b *kafka.Broker, name string) error {
 	return nil
 }
 
-// topicMetadata asks b alone for name's metadata, allowing auto-creation
-// or not, within timeout.
-func topicMetadata(ctx context.Context, b *kafka.Broker, name string, autoCreate bool,
-	timeout time.Duration) (kmsg.MetadataResponseTopic, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
-	if err != nil {
-		return kmsg.MetadataResponseTopic{}, err
-	}
-	defer cl.Close()
-	rctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req := kmsg.NewPtrMetadataRequest()
-	req.AllowAutoTopicCreation = autoCreate
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(name)
-	req.Topics = append(req.Topics, rt)
-	resp, err := cl.SeedBrokers()[0].Request(rctx, req)
-	if err != nil {
-		return kmsg.MetadataResponseTopic{}, err
-	}
-	md := resp.(*kmsg.MetadataResponse)
-	if len(md.Topics) != 1 {
-		return kmsg.MetadataResponseTopic{}, fmt.Errorf("metadata for %s: %d topics", name, len(md.Topics))
-	}
-	return md.Topics[0], nil
-}
-
 // produceConsume writes perPartition records to each partition of name
 // and reads every partition back from the start: the records must be
 // exactly those, from offset 0 on.
 func produceConsume(ctx context.Context, addrs []string, name string) error {
-	pr, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.DefaultProduceTopic(name),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MetadataMinAge(100*time.Millisecond))
-	if err != nil {
+	recs := numbered(doomedParts, perPartition)
+	if err := recs.produce(ctx, addrs, name); err != nil {
 		return err
 	}
-	defer pr.Close()
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	var recs []*kgo.Record
-	for p := range int32(doomedParts) {
-		for i := range perPartition {
-			recs = append(recs, &kgo.Record{Partition: p, Value: []byte(fmt.Sprintf("%d-%d", p, i))})
-		}
-	}
-	if err := pr.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return fmt.Errorf("produce to %s: %w", name, err)
-	}
-	co, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(name),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		return err
-	}
-	defer co.Close()
-	next := map[int32]int64{}
-	for n := 0; n < len(recs); {
-		fetches := co.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("consume %s: %d of %d records: %w", name, n, len(recs), err)
-		}
-		var bad error
-		fetches.EachRecord(func(r *kgo.Record) {
-			want := fmt.Sprintf("%d-%d", r.Partition, next[r.Partition])
-			if r.Offset != next[r.Partition] || string(r.Value) != want {
-				bad = fmt.Errorf("%s-%d@%d holds %q, want %q at offset %d", name, r.Partition, r.Offset, r.Value, want, next[r.Partition])
-			}
-			next[r.Partition]++
-			n++
-		})
-		if bad != nil {
-			return bad
-		}
-	}
-	return nil
+	return recs.consume(ctx, addrs, name)
 }

@@ -2,7 +2,6 @@ package dropin
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -46,15 +45,7 @@ func TestDropIn(t *testing.T) {
 	defer cancel()
 	s := &dropin{h: newHarness(t, ctx), figs: newFigures()}
 	s.first = s.h.startDaemon(t, ctx, firstID)
-	err := pollUntil(ctx, time.Minute, 10*time.Millisecond, func() error {
-		if st := s.first.Controller().Status(); !st.Ready {
-			return fmt.Errorf("kzadmind %d not ready: %+v", firstID, st)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	waitReady(t, ctx, s.first, firstID)
 	s.h.startBrokers(t, ctx, 3)
 	s.h.waitBrokersFollow(t, ctx, firstID)
 	s.featureVer = s.h.checkFeature(t, ctx)

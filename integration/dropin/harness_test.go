@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +18,10 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
@@ -70,16 +70,7 @@ func (h *harness) close() {
 func newHarness(t *testing.T, ctx context.Context) *harness {
 	t.Helper()
 	began := time.Now()
-	zks, err := zkserver.Start(ctx, zkserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zks.Close() })
-	obs, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{zks.Addr()}, Chroot: chroot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(obs.Close)
+	zks, obs := kafkatest.StartZooKeeper(t, ctx, zkserver.Options{}, chroot)
 	dir := t.TempDir()
 	t.Logf("zookeeper on %s up in %s; kzadmind logs in %s", zks.Addr(), since(began), dir)
 	h := &harness{zks: zks, obs: obs, admin: zkadmin.NewAdmin(obs, zkadmin.AdminOptions{}), dir: dir}
@@ -114,6 +105,21 @@ func (h *harness) startDaemonConf(t *testing.T, ctx context.Context, conf config
 		_ = d.Stop(sctx) // a no-op for one a step stopped
 	})
 	return d
+}
+
+// waitReady waits until kzadmind d (node id) is the controller and has
+// loaded the cluster.
+func waitReady(t *testing.T, ctx context.Context, d *daemon.Daemon, id int32) {
+	t.Helper()
+	err := pollUntil(ctx, time.Minute, 10*time.Millisecond, func() error {
+		if st := d.Controller().Status(); !st.Ready {
+			return fmt.Errorf("kzadmind %d not ready: %+v", id, st)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 func (h *harness) logPath(id int32) string {
@@ -178,28 +184,31 @@ func (c *child) kill() {
 // until each knows the others and a controller.
 func (h *harness) startBrokers(t *testing.T, ctx context.Context, n int) {
 	t.Helper()
-	began := time.Now()
-	c, err := kafka.StartCluster(ctx, h.zks.Addr()+chroot, n, kafka.ClusterOptions{
-		Broker: kafka.BrokerOptions{SessionTimeout: sessionTimeout, Extra: map[string]string{
-			"log.segment.delete.delay.ms": strconv.FormatInt(segmentDeleteDelay.Milliseconds(), 10),
-			"log.initial.task.delay.ms":   strconv.FormatInt(initialTaskDelay.Milliseconds(), 10),
-			// What a topic auto-created by a broker gets (autocreate_test.go).
-			"auto.create.topics.enable":  "true",
-			"num.partitions":             strconv.Itoa(autoParts),
-			"default.replication.factor": strconv.Itoa(replicationFactor),
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ctl, took := kafkatest.StartBrokers(t, ctx, h.brokerSet(n, kafka.BrokerOptions{Extra: map[string]string{
+		// What a topic auto-created by a broker gets (autocreate_test.go).
+		"auto.create.topics.enable":  "true",
+		"num.partitions":             strconv.Itoa(autoParts),
+		"default.replication.factor": strconv.Itoa(replicationFactor),
+	}}))
 	h.cluster = c
-	t.Cleanup(func() { c.Close() })
-	t.Cleanup(func() { h.keepLogs(t) })
-	ctl, err := c.WaitMetadata(ctx, 90*time.Second)
-	if err != nil {
-		t.Fatal(err)
+	t.Logf("%d brokers up in %s, controller %d", n, took, ctl)
+}
+
+// brokerSet is n brokers with the session timeout and deletion delays
+// every scenario here needs, plus broker's own settings (which win), that
+// keep their logs and kzadmind's when the test fails.
+func (h *harness) brokerSet(n int, broker kafka.BrokerOptions) kafkatest.BrokerSet {
+	broker.SessionTimeout = sessionTimeout
+	extra := map[string]string{
+		"log.segment.delete.delay.ms": strconv.FormatInt(segmentDeleteDelay.Milliseconds(), 10),
+		"log.initial.task.delay.ms":   strconv.FormatInt(initialTaskDelay.Milliseconds(), 10),
 	}
-	t.Logf("%d brokers up in %s, controller %d", n, since(began), ctl)
+	maps.Copy(extra, broker.Extra)
+	broker.Extra = extra
+	return kafkatest.BrokerSet{
+		ZooKeeper: h.zks.Addr() + chroot, Count: n, Options: kafka.ClusterOptions{Broker: broker},
+		Logs: kafkatest.KeepLogs{Env: keepLogsEnv, Pattern: "kzadmin-dropin-logs-", Dirs: []string{h.dir}},
+	}
 }
 
 // controller reads /controller's broker id (-1 when absent) and the
@@ -238,18 +247,11 @@ func (h *harness) registered(ctx context.Context, id int32) (bool, error) {
 // metadataController asks one broker who the controller is: the id its
 // metadata cache took from the last UpdateMetadata it accepted.
 func metadataController(ctx context.Context, b *kafka.Broker) (int32, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
+	md, err := kafkatest.Metadata(ctx, b.Addr(), 2*time.Second)
 	if err != nil {
 		return -1, err
 	}
-	defer cl.Close()
-	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	resp, err := cl.SeedBrokers()[0].Request(rctx, kmsg.NewPtrMetadataRequest())
-	if err != nil {
-		return -1, err
-	}
-	return resp.(*kmsg.MetadataResponse).ControllerID, nil
+	return md.ControllerID, nil
 }
 
 // waitBrokersFollow waits until every running broker names want as the
@@ -284,38 +286,9 @@ func pollUntil(ctx context.Context, timeout, interval time.Duration, check func(
 
 func since(t time.Time) time.Duration { return time.Since(t).Round(time.Millisecond) }
 
-// keepLogsEnv, set to 1, keeps the logs of a passing run too.
+// keepLogsEnv, set to 1, keeps the brokers' and kzadmind's logs of a
+// passing run too (a failed run always keeps them).
 const keepLogsEnv = "KZADMIN_DROPIN_KEEP_LOGS"
-
-// keepLogs copies the brokers' and kzadmind's logs out of the temporary
-// directories when the test failed, since real brokers say exactly what
-// they reject.
-func (h *harness) keepLogs(t *testing.T) {
-	if !t.Failed() && os.Getenv(keepLogsEnv) != "1" {
-		return
-	}
-	dst, err := os.MkdirTemp("", "kzadmin-dropin-logs-")
-	if err != nil {
-		t.Logf("keep logs: %v", err)
-		return
-	}
-	srcs, _ := filepath.Glob(filepath.Join(h.dir, "*.log"))
-	for _, b := range h.cluster.Brokers {
-		srcs = append(srcs, b.LogPath())
-	}
-	for i, src := range srcs {
-		data, err := os.ReadFile(src)
-		if err != nil {
-			continue
-		}
-		name := filepath.Base(src)
-		if i >= len(srcs)-len(h.cluster.Brokers) {
-			name = fmt.Sprintf("broker-%d.log", h.cluster.Brokers[i-(len(srcs)-len(h.cluster.Brokers))].ID())
-		}
-		_ = os.WriteFile(filepath.Join(dst, name), data, 0o644)
-	}
-	t.Logf("logs kept in %s", dst)
-}
 
 // waitBrokersKnow waits until every running broker's metadata cache shows
 // each partition of the topic with the leader and ISR that ZooKeeper
@@ -336,26 +309,14 @@ func (h *harness) waitBrokersKnow(t *testing.T, ctx context.Context, st []pstate
 }
 
 func brokerKnows(ctx context.Context, b *kafka.Broker, st []pstate) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()), kgo.DialTimeout(time.Second))
+	mt, err := kafkatest.TopicMetadata(ctx, b.Addr(), topic, false, 2*time.Second)
 	if err != nil {
 		return err
 	}
-	defer cl.Close()
-	rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-	defer cancel()
-	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(topic)
-	req.Topics = append(req.Topics, rt)
-	resp, err := cl.SeedBrokers()[0].Request(rctx, req)
-	if err != nil {
-		return err
+	if len(mt.Partitions) != len(st) {
+		return fmt.Errorf("metadata for %s: %+v", topic, mt)
 	}
-	md := resp.(*kmsg.MetadataResponse)
-	if len(md.Topics) != 1 || len(md.Topics[0].Partitions) != len(st) {
-		return fmt.Errorf("metadata for %s: %+v", topic, md.Topics)
-	}
-	for _, mp := range md.Topics[0].Partitions {
+	for _, mp := range mt.Partitions {
 		want := st[mp.Partition]
 		if mp.ErrorCode != 0 || mp.Leader != want.Leader || !slices.Equal(mp.ISR, want.ISR) {
 			return fmt.Errorf("%s-%d: broker says leader %d isr %v (error %d), ZooKeeper %s",

@@ -3,16 +3,13 @@ package dropin
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -41,15 +38,7 @@ func TestDropInIBP26(t *testing.T) {
 	defer cancel()
 	s := &dropin{h: newHarness(t, ctx), figs: newFigures()}
 	s.first = s.h.startDaemonIBP(t, ctx, firstID, oldIBP)
-	err := pollUntil(ctx, time.Minute, 10*time.Millisecond, func() error {
-		if st := s.first.Controller().Status(); !st.Ready {
-			return fmt.Errorf("kzadmind %d not ready: %+v", firstID, st)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	waitReady(t, ctx, s.first, firstID)
 	s.h.startBrokersIBP(t, ctx, 3, oldIBP)
 	s.h.waitBrokersFollow(t, ctx, firstID)
 	s.h.checkFeatureDisabled(t, ctx)
@@ -84,46 +73,16 @@ func (h *harness) startDaemonIBP(t *testing.T, ctx context.Context, id int32, ib
 		t.Fatal(err)
 	}
 	conf.InterBrokerProtocolVersion = v
-	logFile, err := os.Create(h.logPath(id))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { logFile.Close() })
-	log := zerolog.New(logFile).Level(zerolog.InfoLevel).With().Timestamp().Logger()
-	d, err := daemon.Start(ctx, conf, daemon.Options{}, log)
-	if err != nil {
-		t.Fatalf("start kzadmind %d at IBP %s: %v", id, ibp, err)
-	}
-	t.Cleanup(func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		_ = d.Stop(sctx)
-	})
-	return d
+	return h.startDaemonConf(t, ctx, conf)
 }
 
 // startBrokersIBP is startBrokers with every broker on the given
 // inter.broker.protocol.version.
 func (h *harness) startBrokersIBP(t *testing.T, ctx context.Context, n int, ibp string) {
 	t.Helper()
-	began := time.Now()
-	c, err := kafka.StartCluster(ctx, h.zks.Addr()+chroot, n, kafka.ClusterOptions{
-		Broker: kafka.BrokerOptions{SessionTimeout: sessionTimeout, IBP: ibp, Extra: map[string]string{
-			"log.segment.delete.delay.ms": strconv.FormatInt(segmentDeleteDelay.Milliseconds(), 10),
-			"log.initial.task.delay.ms":   strconv.FormatInt(initialTaskDelay.Milliseconds(), 10),
-		}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ctl, took := kafkatest.StartBrokers(t, ctx, h.brokerSet(n, kafka.BrokerOptions{IBP: ibp}))
 	h.cluster = c
-	t.Cleanup(func() { c.Close() })
-	t.Cleanup(func() { h.keepLogs(t) })
-	ctl, err := c.WaitMetadata(ctx, 90*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d brokers on IBP %s up in %s, controller %d", n, ibp, since(began), ctl)
+	t.Logf("%d brokers on IBP %s up in %s, controller %d", n, ibp, took, ctl)
 }
 
 // checkFeatureDisabled reads /feature: below IBP 2.7-IV0 Kafka's
@@ -157,31 +116,9 @@ func (h *harness) notificationCount(ctx context.Context) (left int, changes int3
 // holds.
 func (s *dropin) killLeaderOldIBP(t *testing.T, ctx context.Context) {
 	h := s.h
-	before, err := h.states(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	victim := pickLeader(t, before, -1)
-	led := ledBy(before, victim)
-	s.tr.waitMore(t, ctx, "before the kill", 100, time.Minute)
-	b := h.cluster.Broker(victim)
-	start := time.Now()
-	if err := b.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	d := h.watchDeparture(ctx, victim, start)
-	if d.err != nil {
-		t.Fatalf("after kill -9 of broker %d: %v", victim, d.err)
-	}
-	t.Logf("killed broker %d (leader of %v): registration gone after %s, leaders moved after %s", victim, led, d.gone, d.moved)
+	b, after, d := h.killOneLeader(t, ctx, s.tr, -1)
+	victim := b.ID()
 	s.figs.add("IBP 2.6: leader failover after kill -9: kill → new leaders in ZK", kzadmind, d.moved)
-	after := h.waitStates(t, ctx, "ISR shrink", time.Minute, notIn(victim))
-	for _, p := range led {
-		if after[p].LeaderEpoch != before[p].LeaderEpoch+1 || !slices.Contains(before[p].ISR, after[p].Leader) {
-			t.Fatalf("%s-%d after the leader died: %s (before: %s)", topic, p, after[p], before[p])
-		}
-	}
-	s.tr.waitMore(t, ctx, "after the kill", 200, time.Minute)
 
 	_, changes, err := h.notificationCount(ctx)
 	if err != nil {

@@ -55,7 +55,7 @@ func (s *dropin) reassign(t *testing.T, ctx context.Context) {
 	}
 	h.waitOnline(t, ctx, moved, movedParts, movedRF)
 	began := time.Now()
-	if err := produceSized(ctx, h.cluster.Addrs(), moved, movedParts, movedPerPart); err != nil {
+	if err := sized(movedParts, movedPerPart).produce(ctx, h.cluster.Addrs(), moved); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("produced %d records of %d bytes to each partition of %s in %s", movedPerPart, movedValue, moved, since(began))
@@ -80,7 +80,7 @@ func (s *dropin) reassign(t *testing.T, ctx context.Context) {
 		h.checkMovedDirs(t, ctx, m)
 	}
 	began = time.Now()
-	if err := consumeSized(ctx, h.cluster.Addrs(), moved, movedParts, movedPerPart); err != nil {
+	if err := sized(movedParts, movedPerPart).consume(ctx, h.cluster.Addrs(), moved); err != nil {
 		t.Fatalf("after the reassignment: %v", err)
 	}
 	t.Logf("consumed all %d records back from the new leaders in %s", movedParts*movedPerPart, since(began))
@@ -248,71 +248,6 @@ func listedNone(ctx context.Context, addr string) error {
 	r := resp.(*kmsg.ListPartitionReassignmentsResponse)
 	if err := kerr.ErrorForCode(r.ErrorCode); err != nil || len(r.Topics) != 0 {
 		return fmt.Errorf("ListPartitionReassignments to %s: %v, %+v", addr, err, r.Topics)
-	}
-	return nil
-}
-
-// sizedValue is record i of partition p: its name padded to movedValue
-// bytes.
-func sizedValue(p int32, i int) []byte {
-	v := []byte(fmt.Sprintf("%d-%d ", p, i))
-	return append(v, make([]byte, movedValue-len(v))...)
-}
-
-// produceSized writes perPart records of movedValue bytes to each of the
-// parts partitions of name.
-func produceSized(ctx context.Context, addrs []string, name string, parts int32, perPart int) error {
-	// Uncompressed, so that the bytes on disk show how much was copied.
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.DefaultProduceTopic(name),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MetadataMinAge(100*time.Millisecond),
-		kgo.ProducerBatchCompression(kgo.NoCompression()))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	recs := make([]*kgo.Record, 0, int(parts)*perPart)
-	for p := range parts {
-		for i := range perPart {
-			recs = append(recs, &kgo.Record{Partition: p, Value: sizedValue(p, i)})
-		}
-	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return fmt.Errorf("produce to %s: %w", name, err)
-	}
-	return nil
-}
-
-// consumeSized reads every partition of name from the start and wants
-// exactly the records produceSized wrote, in order, from offset 0.
-func consumeSized(ctx context.Context, addrs []string, name string, parts int32, perPart int) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(name),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	next := map[int32]int64{}
-	for n := 0; n < int(parts)*perPart; {
-		fetches := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("consume %s: %d of %d records (%v): %w", name, n, int(parts)*perPart, next, err)
-		}
-		var bad error
-		fetches.EachRecord(func(r *kgo.Record) {
-			want := sizedValue(r.Partition, int(next[r.Partition]))
-			if bad == nil && (r.Offset != next[r.Partition] || string(r.Value) != string(want)) {
-				bad = fmt.Errorf("%s-%d@%d: unexpected record (want offset %d)", name, r.Partition, r.Offset, next[r.Partition])
-			}
-			next[r.Partition]++
-			n++
-		})
-		if bad != nil {
-			return bad
-		}
 	}
 	return nil
 }

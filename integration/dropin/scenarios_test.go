@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -68,12 +69,13 @@ func pickLeader(t *testing.T, st []pstate, avoid int32) int32 {
 	return -1
 }
 
-// killAndRejoin is the kill -9 scenario: the broker leading a partition
-// dies; its partitions get new leaders (leader epoch +1) and it leaves
-// every ISR; producing goes on; restarted, it rejoins every ISR through the
-// leaders' AlterPartition (or, at IBP < 2.7, their own ZooKeeper writes):
-// partition epoch up, leader epoch unchanged.
-func (h *harness) killAndRejoin(t *testing.T, ctx context.Context, tr *traffic, figs *figures, under int, avoid int32) {
+// killOneLeader kills -9 a broker leading some partition (not avoid) while tr
+// produces, and waits until its partitions have new leaders (leader epoch
+// +1, a replica that was in sync), it has left every ISR and producing
+// went on. It returns the broker, the partition states after, and when
+// its registration went and its leadership moved.
+func (h *harness) killOneLeader(t *testing.T, ctx context.Context, tr *traffic, avoid int32) (*kafka.Broker, []pstate, departure) {
+	t.Helper()
 	before, err := h.states(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -91,8 +93,6 @@ func (h *harness) killAndRejoin(t *testing.T, ctx context.Context, tr *traffic, 
 		t.Fatalf("after kill -9 of broker %d: %v", victim, d.err)
 	}
 	t.Logf("killed broker %d (leader of %v): registration gone after %s, leaders moved after %s", victim, led, d.gone, d.moved)
-	figs.add("leader failover after kill -9: kill → new leaders in ZK", under, d.moved)
-	figs.add("  of which: registration expired → new leaders in ZK", under, d.moved-d.gone)
 	after := h.waitStates(t, ctx, "ISR shrink", time.Minute, notIn(victim))
 	for _, p := range led {
 		if after[p].LeaderEpoch != before[p].LeaderEpoch+1 || !slices.Contains(before[p].ISR, after[p].Leader) {
@@ -100,6 +100,19 @@ func (h *harness) killAndRejoin(t *testing.T, ctx context.Context, tr *traffic, 
 		}
 	}
 	tr.waitMore(t, ctx, "after the kill", 200, time.Minute)
+	return b, after, d
+}
+
+// killAndRejoin is the kill -9 scenario: the broker leading a partition
+// dies; its partitions get new leaders (leader epoch +1) and it leaves
+// every ISR; producing goes on; restarted, it rejoins every ISR through the
+// leaders' AlterPartition (or, at IBP < 2.7, their own ZooKeeper writes):
+// partition epoch up, leader epoch unchanged.
+func (h *harness) killAndRejoin(t *testing.T, ctx context.Context, tr *traffic, figs *figures, under int, avoid int32) {
+	b, after, d := h.killOneLeader(t, ctx, tr, avoid)
+	victim := b.ID()
+	figs.add("leader failover after kill -9: kill → new leaders in ZK", under, d.moved)
+	figs.add("  of which: registration expired → new leaders in ZK", under, d.moved-d.gone)
 
 	began := time.Now()
 	if err := b.Restart(ctx); err != nil {

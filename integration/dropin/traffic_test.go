@@ -2,8 +2,8 @@ package dropin
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"os"
 	"strconv"
 	"sync"
@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -153,22 +152,11 @@ func (tr *traffic) verify(t *testing.T, ctx context.Context, addrs []string) {
 
 func endOffsets(t *testing.T, ctx context.Context, addrs []string) map[int32]int64 {
 	t.Helper()
-	adm, err := kadm.NewOptClient(kgo.SeedBrokers(addrs...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
-	ends := map[int32]int64{}
-	err = pollUntil(ctx, time.Minute, 200*time.Millisecond, func() error {
-		lo, err := adm.ListEndOffsets(ctx, topic)
-		if err != nil {
-			return err
-		}
-		if err := lo.Error(); err != nil {
-			return err
-		}
-		lo.Each(func(o kadm.ListedOffset) { ends[o.Partition] = o.Offset })
-		return nil
+	var ends map[int32]int64
+	err := pollUntil(ctx, time.Minute, 200*time.Millisecond, func() error {
+		var err error
+		ends, err = kafkatest.EndOffsets(ctx, addrs, topic)
+		return err
 	})
 	if err != nil {
 		t.Fatalf("end offsets: %v", err)
@@ -180,12 +168,6 @@ func endOffsets(t *testing.T, ctx context.Context, addrs []string) map[int32]int
 // each value was found, failing on a gap or a duplicate.
 func consumeAll(t *testing.T, ctx context.Context, addrs []string, ends map[int32]int64) map[int]where {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	got := map[int]where{}
@@ -198,30 +180,23 @@ func consumeAll(t *testing.T, ctx context.Context, addrs []string, ends map[int3
 		}
 		return true
 	}
-	for !done() {
-		fetches := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("consumed %d records, offsets %v of %v: %v", len(got), next, ends, err)
+	err := kafkatest.Reader{Addrs: addrs, Topic: topic, Logf: t.Logf}.Until(ctx, done, func(r *kgo.Record) error {
+		if r.Offset != next[r.Partition] {
+			return fmt.Errorf("%s-%d: offset %d after %d: a gap", topic, r.Partition, r.Offset, next[r.Partition]-1)
 		}
-		fetches.EachError(func(tp string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Logf("fetch %s-%d: %v", tp, p, err)
-			}
-		})
-		fetches.EachRecord(func(r *kgo.Record) {
-			if r.Offset != next[r.Partition] {
-				t.Fatalf("%s-%d: offset %d after %d: a gap", topic, r.Partition, r.Offset, next[r.Partition]-1)
-			}
-			next[r.Partition] = r.Offset + 1
-			v, err := strconv.Atoi(string(r.Value))
-			if err != nil || string(r.Key) != "k-"+string(r.Value) {
-				t.Fatalf("%s-%d offset %d: bad record %q=%q", topic, r.Partition, r.Offset, r.Key, r.Value)
-			}
-			if prev, dup := got[v]; dup {
-				t.Fatalf("record %d twice: at %+v and %s-%d@%d", v, prev, topic, r.Partition, r.Offset)
-			}
-			got[v] = where{r.Partition, r.Offset}
-		})
+		next[r.Partition] = r.Offset + 1
+		v, err := strconv.Atoi(string(r.Value))
+		if err != nil || string(r.Key) != "k-"+string(r.Value) {
+			return fmt.Errorf("%s-%d offset %d: bad record %q=%q", topic, r.Partition, r.Offset, r.Key, r.Value)
+		}
+		if prev, dup := got[v]; dup {
+			return fmt.Errorf("record %d twice: at %+v and %s-%d@%d", v, prev, topic, r.Partition, r.Offset)
+		}
+		got[v] = where{r.Partition, r.Offset}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("consumed %d records, offsets %v of %v: %v", len(got), next, ends, err)
 	}
 	return got
 }
@@ -229,17 +204,6 @@ func consumeAll(t *testing.T, ctx context.Context, addrs []string, ends map[int3
 // produceEach writes one record to each of the n partitions of name with an
 // idempotent producer and waits for the acknowledgements.
 func produceEach(ctx context.Context, addrs []string, name string, n int32) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addrs...), kgo.DefaultProduceTopic(name),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MetadataMinAge(100*time.Millisecond))
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	recs := make([]*kgo.Record, n)
-	for p := range n {
-		recs[p] = &kgo.Record{Partition: p, Value: []byte("after takeover")}
-	}
-	return cl.ProduceSync(ctx, recs...).FirstErr()
+	one := partRecords{parts: n, perPart: 1, value: func(int32, int) []byte { return []byte("after takeover") }}
+	return one.produce(ctx, addrs, name)
 }

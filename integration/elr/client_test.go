@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 )
 
 // produce writes records from..from+n-1 to partition 0 of topic, each
@@ -18,25 +19,8 @@ import (
 // producer id. extra adds client options.
 func produce(ctx context.Context, addrs []string, topic string, acks kgo.Acks, from, n int,
 	timeout time.Duration, extra ...kgo.Opt) error {
-	opts := append([]kgo.Opt{kgo.SeedBrokers(addrs...), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.RequiredAcks(acks), kgo.DisableIdempotentWrite(),
-		kgo.RecordDeliveryTimeout(timeout)}, extra...)
-	cl, err := kgo.NewClient(opts...)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	recs := make([]*kgo.Record, n)
-	for i := range recs {
-		recs[i] = &kgo.Record{Partition: 0, Value: []byte(strconv.Itoa(from + i))}
-	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		return fmt.Errorf("produce %d records to %s-0: %w", n, topic, err)
-	}
-	if last := recs[n-1].Offset; last != int64(from+n-1) {
-		return fmt.Errorf("%s-0: last record at offset %d, want %d", topic, last, from+n-1)
-	}
-	return nil
+	opts := append([]kgo.Opt{kgo.RequiredAcks(acks), kgo.DisableIdempotentWrite(), kgo.RecordDeliveryTimeout(timeout)}, extra...)
+	return kafkatest.ProduceNumbered(ctx, addrs, topic, 0, from, n, opts...)
 }
 
 // mustProduce is produce that must be acknowledged.
@@ -50,22 +34,17 @@ func mustProduce(t *testing.T, ctx context.Context, h *harness, topic string, ac
 // endOffset is partition 0's high watermark as its leader reports it.
 func endOffset(t *testing.T, ctx context.Context, h *harness, topic string) int64 {
 	t.Helper()
-	adm, err := kadm.NewOptClient(kgo.SeedBrokers(h.running()...))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer adm.Close()
 	var end int64
-	err = pollUntil(ctx, time.Minute, 100*time.Millisecond, func() error {
-		offs, err := adm.ListEndOffsets(ctx, topic)
+	err := pollUntil(ctx, time.Minute, 100*time.Millisecond, func() error {
+		ends, err := kafkatest.EndOffsets(ctx, h.running(), topic)
 		if err != nil {
 			return err
 		}
-		o, ok := offs.Lookup(topic, 0)
-		if !ok || o.Err != nil {
-			return fmt.Errorf("end offset of %s-0: %+v", topic, o)
+		o, ok := ends[0]
+		if !ok {
+			return fmt.Errorf("no end offset of %s-0: %v", topic, ends)
 		}
-		end = o.Offset
+		end = o
 		return nil
 	})
 	if err != nil {
@@ -83,26 +62,19 @@ func consumeAll(t *testing.T, ctx context.Context, h *harness, topic string, ack
 	if end < int64(acked) {
 		t.Fatalf("%s-0 ends at offset %d: acknowledged records %d..%d are lost", topic, end, end, acked-1)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(h.running()...),
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {0: kgo.NewOffset().AtStart()}}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	cctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var values []string
-	for int64(len(values)) < end {
-		fs := cl.PollFetches(cctx)
-		if err := cctx.Err(); err != nil {
-			t.Fatalf("consume %s-0: %d of %d records: %v", topic, len(values), end, err)
+	done := func() bool { return int64(len(values)) >= end }
+	err := kafkatest.Reader{Addrs: h.running(), Topic: topic}.Until(cctx, done, func(r *kgo.Record) error {
+		if r.Offset != int64(len(values)) {
+			return fmt.Errorf("%s-0: record at offset %d after %d records", topic, r.Offset, len(values))
 		}
-		fs.EachRecord(func(r *kgo.Record) {
-			if r.Offset != int64(len(values)) {
-				t.Fatalf("%s-0: record at offset %d after %d records", topic, r.Offset, len(values))
-			}
-			values = append(values, string(r.Value))
-		})
+		values = append(values, string(r.Value))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("consume %s-0: %d of %d records: %v", topic, len(values), end, err)
 	}
 	for i := range acked {
 		if values[i] != strconv.Itoa(i) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
@@ -59,16 +60,7 @@ type harness struct {
 
 func newHarness(t *testing.T, ctx context.Context) *harness {
 	t.Helper()
-	zks, err := zkserver.Start(ctx, zkserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zks.Close() })
-	obs, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{zks.Addr()}, Chroot: chroot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(obs.Close)
+	zks, obs := kafkatest.StartZooKeeper(t, ctx, zkserver.Options{}, chroot)
 	h := &harness{zks: zks, obs: obs, admin: zkadmin.NewAdmin(obs, zkadmin.AdminOptions{}), dir: t.TempDir(),
 		ctlID: firstControllerID - 1}
 	t.Cleanup(func() { h.stopController(t) })
@@ -146,28 +138,20 @@ func (h *harness) logPathOf(id int32) string {
 // all know each other and the controller.
 func (h *harness) startBrokers(t *testing.T, ctx context.Context) {
 	t.Helper()
-	began := time.Now()
-	c, err := kafka.StartCluster(ctx, h.zks.Addr()+chroot, 3, kafka.ClusterOptions{
-		Broker: kafka.BrokerOptions{SessionTimeout: brokerSession, Extra: map[string]string{
+	c, ctl, took := kafkatest.StartBrokers(t, ctx, kafkatest.BrokerSet{
+		ZooKeeper: h.zks.Addr() + chroot, Count: 3,
+		Options: kafka.ClusterOptions{Broker: kafka.BrokerOptions{SessionTimeout: brokerSession, Extra: map[string]string{
 			"replica.lag.time.max.ms":        strconv.FormatInt(lagTime.Milliseconds(), 10),
 			"unclean.leader.election.enable": "false",
 			"auto.create.topics.enable":      "false",
-		}},
+		}}},
+		Logs: kafkatest.KeepLogs{Env: keepLogsEnv, Pattern: "kzadmin-elr-logs-", Dirs: []string{h.dir}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	h.cluster = c
-	t.Cleanup(func() { c.Close() })
-	t.Cleanup(func() { h.keepLogs(t) })
-	ctl, err := c.WaitMetadata(ctx, 90*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if ctl != h.ctlID {
 		t.Fatalf("brokers follow controller %d, want kzadmind %d", ctl, h.ctlID)
 	}
-	t.Logf("3 brokers up in %s", time.Since(began).Round(time.Millisecond))
+	t.Logf("3 brokers up in %s", took)
 }
 
 // broker returns broker id.
@@ -272,34 +256,9 @@ func (h *harness) logLines(t *testing.T, words ...string) []string {
 	return out
 }
 
-// keepLogsEnv, set to 1, keeps the logs of a passing run too.
+// keepLogsEnv, set to 1, keeps the brokers' and kzadmind's logs of a
+// passing run too (a failed run always keeps them).
 const keepLogsEnv = "KZADMIN_ELR_KEEP_LOGS"
-
-// keepLogs copies the brokers' and kzadmind's logs out of the temporary
-// directories when the test failed.
-func (h *harness) keepLogs(t *testing.T) {
-	if !t.Failed() && os.Getenv(keepLogsEnv) != "1" {
-		return
-	}
-	dst, err := os.MkdirTemp("", "kzadmin-elr-logs-")
-	if err != nil {
-		t.Logf("keep logs: %v", err)
-		return
-	}
-	copyFile := func(src, name string) {
-		if data, err := os.ReadFile(src); err == nil {
-			_ = os.WriteFile(filepath.Join(dst, name), data, 0o644)
-		}
-	}
-	own, _ := filepath.Glob(filepath.Join(h.dir, "*.log"))
-	for _, src := range own {
-		copyFile(src, filepath.Base(src))
-	}
-	for _, b := range h.cluster.Brokers {
-		copyFile(b.LogPath(), fmt.Sprintf("broker-%d.log", b.ID()))
-	}
-	t.Logf("logs kept in %s", dst)
-}
 
 // pstate is a partition state znode as read, with its version.
 type pstate struct {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/internal/testpki"
@@ -43,16 +44,7 @@ type cluster struct {
 // outlives nothing else) with the chroot's top-level paths.
 func startZooKeeper(ctx context.Context, t *testing.T) cluster {
 	t.Helper()
-	zks, err := zkserver.Start(ctx, zkserver.Options{HeapMB: 256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { zks.Close() })
-	zk, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{zks.Addr()}, Chroot: chroot})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(zk.Close)
+	zks, zk := kafkatest.StartZooKeeper(t, ctx, zkserver.Options{HeapMB: 256}, chroot)
 	if err := zk.EnsureTopLevelPaths(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +221,7 @@ func waitLeaders(ctx context.Context, t *testing.T, addr, topic string, opts ...
 func produceConsume(ctx context.Context, t *testing.T, addr, topic string, n int, opts ...kgo.Opt) {
 	t.Helper()
 	waitLeaders(ctx, t, addr, topic, opts...)
-	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}, opts...)...)
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(addr), kgo.DefaultProduceTopic(topic)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,13 +232,9 @@ func produceConsume(ctx context.Context, t *testing.T, addr, topic string, n int
 		}
 	}
 	got := 0
-	for got < n {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("consumed %d of %d: %v", got, n, err)
-		}
-		fs.EachError(func(topic string, p int32, err error) { t.Logf("fetch %s/%d: %v", topic, p, err) })
-		got += fs.NumRecords()
+	rd := kafkatest.Reader{Addrs: []string{addr}, Topic: topic, Opts: opts, Logf: t.Logf}
+	if err := rd.Until(ctx, func() bool { return got >= n }, func(*kgo.Record) error { got++; return nil }); err != nil {
+		t.Fatalf("consumed %d of %d: %v", got, n, err)
 	}
 }
 

@@ -41,10 +41,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/controller/replicalog"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -185,16 +185,10 @@ func start(t *testing.T, ctx context.Context) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { zks.Close() })
-	c, err := kafka.StartCluster(ctx, zks.Addr()+chroot, 3, kafka.ClusterOptions{
-		Broker: kafka.BrokerOptions{Extra: map[string]string{"unclean.leader.election.enable": "false"}},
+	c, _, _ := kafkatest.StartBrokers(t, ctx, kafkatest.BrokerSet{
+		ZooKeeper: zks.Addr() + chroot, Count: 3, Wait: time.Minute,
+		Options: kafka.ClusterOptions{Broker: kafka.BrokerOptions{Extra: map[string]string{"unclean.leader.election.enable": "false"}}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	if _, err := c.WaitMetadata(ctx, time.Minute); err != nil {
-		t.Fatal(err)
-	}
 	adm, err := kadm.NewOptClient(kgo.SeedBrokers(c.Addrs()...))
 	if err != nil {
 		t.Fatal(err)
@@ -226,21 +220,8 @@ func (h *cluster) probe(t *testing.T, ctx context.Context, b *kafka.Broker) []re
 // landed at offsets from, from+1, ...
 func produce(t *testing.T, ctx context.Context, h *cluster, p int32, from, n int) {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(h.c.Addrs()...), kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
+	if err := kafkatest.ProduceNumbered(ctx, h.c.Addrs(), topic, p, from, n); err != nil {
 		t.Fatal(err)
-	}
-	defer cl.Close()
-	recs := make([]*kgo.Record, n)
-	for i := range recs {
-		recs[i] = &kgo.Record{Partition: p, Value: fmt.Appendf(nil, "%d", from+i)}
-	}
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("produce to partition %d: %v", p, err)
-	}
-	if last := recs[n-1].Offset; last != int64(from+n-1) {
-		t.Fatalf("partition %d: last record at offset %d, want %d", p, last, from+n-1)
 	}
 }
 
@@ -314,28 +295,16 @@ func (h *cluster) waitNoBrokers(t *testing.T, ctx context.Context) {
 // metadataOf asks b alone for the partition's leader (-1 for none) and
 // leader epoch.
 func (h *cluster) metadataOf(ctx context.Context, b *kafka.Broker, p int32) (leader, epoch int32, err error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Addr()))
+	mt, err := kafkatest.TopicMetadata(ctx, b.Addr(), topic, false, 0)
 	if err != nil {
 		return 0, 0, err
 	}
-	defer cl.Close()
-	req := kmsg.NewPtrMetadataRequest()
-	rt := kmsg.NewMetadataRequestTopic()
-	rt.Topic = kmsg.StringPtr(topic)
-	req.Topics = append(req.Topics, rt)
-	resp, err := cl.SeedBrokers()[0].Request(ctx, req)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, mt := range resp.(*kmsg.MetadataResponse).Topics {
-		for _, mp := range mt.Partitions {
-			if mp.Partition == p {
-				return mp.Leader, mp.LeaderEpoch, nil
-			}
+	for _, mp := range mt.Partitions {
+		if mp.Partition == p {
+			return mp.Leader, mp.LeaderEpoch, nil
 		}
-		return 0, 0, fmt.Errorf("topic error %d", mt.ErrorCode)
 	}
-	return 0, 0, fmt.Errorf("no topic in the answer")
+	return 0, 0, fmt.Errorf("topic error %d", mt.ErrorCode)
 }
 
 // pollUntil retries check every 100ms until it succeeds or timeout passes.

@@ -2,7 +2,6 @@ package smoke
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,9 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
-	"github.com/kzadmin/kzadmin/integration/zkserver"
-
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/waitfor"
+	"github.com/kzadmin/kzadmin/integration/zkserver"
 )
 
 const (
@@ -38,22 +37,14 @@ func startCluster(t *testing.T, ctx context.Context) *kafka.Cluster {
 	t.Cleanup(func() { zks.Close() })
 	t.Logf("zookeeper on %s up in %s", zks.Addr(), time.Since(began).Round(time.Millisecond))
 
-	began = time.Now()
-	c, err := kafka.StartCluster(ctx, zks.Addr()+"/smoke", 3, kafka.ClusterOptions{
-		Broker: kafka.BrokerOptions{OffsetsReplicationFactor: 3},
+	c, controller, took := kafkatest.StartBrokers(t, ctx, kafkatest.BrokerSet{
+		ZooKeeper: zks.Addr() + "/smoke", Count: 3, Wait: time.Minute,
+		Options: kafka.ClusterOptions{Broker: kafka.BrokerOptions{OffsetsReplicationFactor: 3}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
 	for _, b := range c.Brokers {
 		t.Logf("broker %d (rack %s) on %s started in %s", b.ID(), b.Rack(), b.Addr(), b.StartDuration().Round(time.Millisecond))
 	}
-	controller, err := c.WaitMetadata(ctx, time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("cluster of 3 ready in %s; Kafka elected broker %d controller", time.Since(began).Round(time.Millisecond), controller)
+	t.Logf("cluster of 3 ready in %s; Kafka elected broker %d controller", took, controller)
 	return c
 }
 
@@ -104,23 +95,8 @@ func waitTopicOnline(t *testing.T, ctx context.Context, adm *kadm.Client) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	err := pollUntil(ctx, func() error {
-		tds, err := adm.ListTopics(ctx, topic)
-		if err != nil {
-			return err
-		}
-		td := tds[topic]
-		if td.Err != nil {
-			return td.Err
-		}
-		if len(td.Partitions) != partitions {
-			return fmt.Errorf("%d partitions", len(td.Partitions))
-		}
-		for _, p := range td.Partitions {
-			if p.Leader < 0 || len(p.ISR) != 3 || len(p.Replicas) != 3 {
-				return fmt.Errorf("partition %d: leader %d, replicas %v, isr %v", p.Partition, p.Leader, p.Replicas, p.ISR)
-			}
-		}
-		return nil
+		_, err := kafkatest.TopicOnline(ctx, adm, topic, partitions, 3)
+		return err
 	})
 	if err != nil {
 		t.Fatalf("topic %s not online: %v", topic, err)
@@ -133,18 +109,13 @@ func waitTopicOnline(t *testing.T, ctx context.Context, adm *kadm.Client) {
 // give them offsets 0, 1, 2, ... in that order.
 func produce(t *testing.T, ctx context.Context, c *kafka.Cluster) map[int32][]int {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.DefaultProduceTopic(topic))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	recs := make([]*kgo.Record, records)
 	for i := range recs {
 		recs[i] = &kgo.Record{Key: []byte("key-" + strconv.Itoa(i)), Value: []byte(strconv.Itoa(i))}
 	}
 	began := time.Now()
-	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
-		t.Fatalf("produce: %v", err)
+	if err := kafkatest.Produce(ctx, c.Addrs(), topic, recs); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("produced %d records in %s", records, time.Since(began).Round(time.Millisecond))
 	// recs is in produce order, and each record now carries its partition
@@ -163,38 +134,26 @@ func produce(t *testing.T, ctx context.Context, c *kafka.Cluster) map[int32][]in
 // the records, checking that each partition's offsets run 0, 1, 2, ...
 func consume(t *testing.T, ctx context.Context, c *kafka.Cluster) map[int32][]int {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.Addrs()...), kgo.ConsumeTopics(topic),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	began := time.Now()
 	got := make(map[int32][]int)
 	n := 0
-	for n < records {
-		fetches := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
-			t.Fatalf("consumed %d of %d records: %v", n, records, err)
+	rd := kafkatest.Reader{Addrs: c.Addrs(), Topic: topic, Logf: t.Logf}
+	err := rd.Until(ctx, func() bool { return n >= records }, func(r *kgo.Record) error {
+		if want := int64(len(got[r.Partition])); r.Offset != want {
+			return fmt.Errorf("partition %d: offset %d, want %d", r.Partition, r.Offset, want)
 		}
-		fetches.EachError(func(tp string, p int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Logf("fetch %s/%d: %v", tp, p, err)
-			}
-		})
-		fetches.EachRecord(func(r *kgo.Record) {
-			if want := int64(len(got[r.Partition])); r.Offset != want {
-				t.Fatalf("partition %d: offset %d, want %d", r.Partition, r.Offset, want)
-			}
-			v, err := strconv.Atoi(string(r.Value))
-			if err != nil || string(r.Key) != "key-"+string(r.Value) {
-				t.Fatalf("partition %d offset %d: bad record key %q value %q", r.Partition, r.Offset, r.Key, r.Value)
-			}
-			got[r.Partition] = append(got[r.Partition], v)
-			n++
-		})
+		v, err := strconv.Atoi(string(r.Value))
+		if err != nil || string(r.Key) != "key-"+string(r.Value) {
+			return fmt.Errorf("partition %d offset %d: bad record key %q value %q", r.Partition, r.Offset, r.Key, r.Value)
+		}
+		got[r.Partition] = append(got[r.Partition], v)
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("consumed %d of %d records: %v", n, records, err)
 	}
 	t.Logf("consumed %d records in %s", n, time.Since(began).Round(time.Millisecond))
 	return got

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -21,31 +21,8 @@ import (
 // the brokers after the API answered.
 const settleTimeout = 60 * time.Second
 
-// brokerMetadata asks the node at addr itself (not whichever node a client
-// would pick) for metadata: topics nil means all topics.
-func brokerMetadata(ctx context.Context, addr string, topics []string) (*kmsg.MetadataResponse, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.DialTimeout(2*time.Second))
-	if err != nil {
-		return nil, fmt.Errorf("client for %s: %w", addr, err)
-	}
-	defer cl.Close()
-	req := kmsg.NewPtrMetadataRequest()
-	if topics != nil {
-		req.Topics = []kmsg.MetadataRequestTopic{}
-		for _, name := range topics {
-			rt := kmsg.NewMetadataRequestTopic()
-			rt.Topic = kmsg.StringPtr(name)
-			req.Topics = append(req.Topics, rt)
-		}
-	}
-	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	resp, err := cl.SeedBrokers()[0].Request(rctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("metadata from %s: %w", addr, err)
-	}
-	return resp.(*kmsg.MetadataResponse), nil
-}
+// metadataTimeout bounds one Metadata request to one node.
+const metadataTimeout = 5 * time.Second
 
 // topicWant is what a topic should look like once settled.
 type topicWant struct {
@@ -160,7 +137,7 @@ func (c *cluster) expectTopic(t *testing.T, ctx context.Context, name string, wa
 			return fmt.Errorf("ZooKeeper: %w", err)
 		}
 		for id, addr := range c.brokers {
-			md, err := brokerMetadata(ctx, addr, []string{name})
+			md, err := kafkatest.Metadata(ctx, addr, metadataTimeout, name)
 			if err != nil {
 				return err
 			}
@@ -218,7 +195,7 @@ func (c *cluster) expectDeleted(t *testing.T, ctx context.Context, name string, 
 		if !deletionCarriedOut {
 			return nil
 		}
-		md, err := brokerMetadata(ctx, c.d.KafkaAddr(), []string{name})
+		md, err := kafkatest.Metadata(ctx, c.d.KafkaAddr(), metadataTimeout, name)
 		if err != nil {
 			return err
 		}
@@ -250,7 +227,7 @@ func (c *cluster) expectDeletionCompleted(t *testing.T, ctx context.Context, nam
 			return errors.New("topic znode still in ZooKeeper")
 		}
 		for id, addr := range c.brokers {
-			md, err := brokerMetadata(ctx, addr, []string{name})
+			md, err := kafkatest.Metadata(ctx, addr, metadataTimeout, name)
 			if err != nil {
 				return err
 			}

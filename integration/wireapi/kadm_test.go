@@ -12,6 +12,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 )
 
 // newKadm returns a kadm client bootstrapped from seeds.
@@ -381,7 +383,7 @@ func pinnedLimit(t *testing.T, ctx context.Context, c *cluster, kz kmsg.Requesto
 			t.Fatalf("set max.partitions=%v through kzadmind: %+v %v", value, resp, err)
 		}
 	}
-	md, err := brokerMetadata(ctx, c.d.KafkaAddr(), nil)
+	md, err := kafkatest.Metadata(ctx, c.d.KafkaAddr(), metadataTimeout)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
+	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/daemon"
@@ -151,7 +152,7 @@ func (c *cluster) startKafka(ctx context.Context) error {
 func (c *cluster) waitBrokersKnowController(ctx context.Context) error {
 	for id, addr := range c.brokers {
 		err := poll(ctx, 2*time.Minute, func() error {
-			md, err := brokerMetadata(ctx, addr, nil)
+			md, err := kafkatest.Metadata(ctx, addr, metadataTimeout)
 			if err != nil {
 				return err
 			}

@@ -298,6 +298,11 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onElectLeaders(e)
 	case *createTopicsEvent:
 		return c.onCreateTopics(e)
+	case *watchCreatedEvent:
+		if e.gen != c.leader {
+			return nil // a new leadership read everything afresh
+		}
+		return c.watchCreated(e.gen, e.topics)
 	case deletionInput:
 		return c.onDeletionInput(e)
 	case *alterReassignmentsEvent:

@@ -94,8 +94,21 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 		res = res[:len(e.ops)]
 	}
 	e.reply <- createTopicsReply{res: res}
-	return c.watchCreated(ls, e.topics)
+	// Arming the topics' watches is a read: it runs as the next event, so
+	// that this one's snapshot, which the creator waits for, goes out
+	// first.
+	c.queue.push(&watchCreatedEvent{gen: ls, topics: e.topics})
+	return nil
 }
+
+// watchCreatedEvent arms the data watches of topics a create multi made
+// (watchCreated), in the leadership gen that made them.
+type watchCreatedEvent struct {
+	gen    *leaderState
+	topics []zkadmin.PlannedTopic
+}
+
+func (*watchCreatedEvent) state() State { return StateTopicChange }
 
 // createPlain applies the Admin's ops alone, as the Admin would; the
 // topics then come online through the ordinary path.

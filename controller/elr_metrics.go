@@ -50,30 +50,6 @@ func newELRMetrics(reg prometheus.Registerer) (*elrMetrics, error) {
 	return m, nil
 }
 
-// updateELRGauges recounts the partitions holding ELR state. It walks the
-// partitions only with ELR enabled.
-func (c *Controller) updateELRGauges(ls *leaderState) {
-	if !c.elrOn() {
-		return
-	}
-	withELR, withLast := 0, 0
-	for _, t := range ls.cc.topics {
-		for _, p := range t.parts {
-			if p.lead == nil {
-				continue
-			}
-			if len(p.lead.ELR) > 0 {
-				withELR++
-			}
-			if len(p.lead.LastKnownELR) > 0 {
-				withLast++
-			}
-		}
-	}
-	c.elrMetrics.withELR.Set(float64(withELR))
-	c.elrMetrics.withLastKnown.Set(float64(withLast))
-}
-
 // reset zeroes what only an active controller reports.
 func (m *elrMetrics) reset() {
 	m.withELR.Set(0)

@@ -38,6 +38,9 @@ type leaderState struct {
 
 	// recovery is the unclean recovery manager's state (recovery.go).
 	recovery *recoveryState
+
+	// gauges are the partition gauges' per-topic counts (gauges.go).
+	gauges gaugeCounts
 }
 
 func (c *Controller) newLeaderState(ctx context.Context, epoch, zkVersion int32, sess *zkadmin.Session) (*leaderState, error) {

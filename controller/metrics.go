@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/kzadmin/kzadmin/controller/election"
 )
 
 // metrics are the controller's Prometheus collectors, named after Kafka's
@@ -75,32 +73,4 @@ func (m *metrics) resigned() {
 	m.imbalance.Set(0)
 	m.topics.Set(0)
 	m.partitions.Set(0)
-}
-
-// updateGauges recomputes the gauges from the context (Kafka's
-// updateMetrics after every event). It walks every partition, so the
-// caller runs it only after events that changed something.
-func (c *Controller) updateGauges(ls *leaderState) {
-	cc := ls.cc
-	offline, partitions, imbalance := 0, 0, 0
-	for name, t := range cc.topics {
-		deleting := cc.deleting[name]
-		for _, p := range t.parts {
-			partitions++
-			if deleting {
-				continue
-			}
-			if p.state == election.OfflinePartition {
-				offline++
-			}
-			if p.lead != nil && !election.HasPreferredLeader(p.assign, *p.lead) {
-				imbalance++
-			}
-		}
-	}
-	c.metrics.offline.Set(float64(offline))
-	c.metrics.partitions.Set(float64(partitions))
-	c.metrics.topics.Set(float64(len(cc.topics)))
-	c.metrics.imbalance.Set(float64(imbalance))
-	c.updateELRGauges(ls)
 }

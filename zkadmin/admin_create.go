@@ -40,6 +40,11 @@ type CreateTopicResult struct {
 	// Attempts counts reads and plans, more than 1 when a concurrent writer
 	// won a race first.
 	Attempts int
+	// BrokerDefaults are the cluster-wide dynamic broker configs
+	// (/config/brokers/<default>) as the plan read them, empty when there
+	// are none or they do not decode; nil when the call did not read them
+	// (CreateTopic).
+	BrokerDefaults map[string]string
 }
 
 // CreateTopic creates a topic as AdminZkClient.createTopicWithAssignment

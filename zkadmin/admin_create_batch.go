@@ -207,9 +207,18 @@ func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingT
 			ops = append(ops, plan.parents...)
 		}
 		out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
-			Ops: dedupeCreates(append(ops, p.ops...)), Attempts: attempt}}
+			Ops: dedupeCreates(append(ops, p.ops...)), Attempts: attempt, BrokerDefaults: readDefaults(c)}}
 	}
 	return plan, nil
+}
+
+// readDefaults is c's dynamic broker defaults for a CreateTopicResult:
+// never nil, since they were read.
+func readDefaults(c *Cluster) map[string]string {
+	if c.BrokerDefaults == nil || c.BrokerDefaultsErr != nil {
+		return map[string]string{}
+	}
+	return c.BrokerDefaults
 }
 
 // addPlanned adds a planned topic's partitions and replicas to the counts
@@ -293,7 +302,7 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 		case err == nil:
 			for _, p := range chunk {
 				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
-					Ops: ops, Attempts: attempt}}
+					Ops: ops, Attempts: attempt, BrokerDefaults: readDefaults(c)}}
 				created = append(created, p.req.Topic)
 			}
 			if i == 0 && !c.TopicsExist {

@@ -113,6 +113,9 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 		created = append(created, createdTopic{idx: i, id: res.TopicID, entries: len(res.Assignment)})
 		if r.Version >= 5 {
 			if defaults == nil {
+				defaults = res.BrokerDefaults // as the plan read them
+			}
+			if defaults == nil {
 				defaults = h.readDefaults(ctx)
 			}
 			h.fillCreated(ctx, req, rt, t, res, defaults)

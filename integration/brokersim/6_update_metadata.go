@@ -94,6 +94,7 @@ func (b *Broker) handleUpdateMetadata(ctx context.Context, req *wire.Request) (k
 }
 
 func (b *Broker) applyUpdateMetadataLocked(r *kmsg.UpdateMetadataRequest, live []LiveBroker, parts []umPartition) {
+	moved := b.cache.controllerID != max(r.ControllerID, -1) || !sameLiveIDs(b.cache.live, live)
 	b.controllerEpoch = r.ControllerEpoch
 	b.cache.controllerID = max(r.ControllerID, -1)
 	b.cache.live = live
@@ -110,9 +111,40 @@ func (b *Broker) applyUpdateMetadataLocked(r *kmsg.UpdateMetadataRequest, live [
 		}
 	}
 	// New live brokers may make followers eligible for the ISR, and the
-	// controller may have moved.
-	b.reconcileAllLocked(true)
+	// controller may have moved: every led partition is checked again.
+	// Otherwise only the partitions the request names are (walking every
+	// partition on every request made the simulated brokers, which share
+	// the benchmarks' cores, cost more than the controller they test).
+	if moved {
+		b.reconcileAllLocked(true)
+	} else {
+		for _, p := range parts {
+			if rep := b.replicas[p.tp]; rep != nil && rep.Role == Leader {
+				if rep.hold == holdUntilEvent {
+					rep.hold = holdNone
+				}
+				b.reconcileISRLocked(p.tp, rep)
+			}
+		}
+	}
 	if b.inc != nil {
 		notify(b.inc.ctrlSignal)
 	}
+}
+
+// sameLiveIDs reports whether a and b list the same broker ids.
+func sameLiveIDs(a, b []LiveBroker) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ids := make(map[int32]bool, len(a))
+	for _, l := range a {
+		ids[l.ID] = true
+	}
+	for _, l := range b {
+		if !ids[l.ID] {
+			return false
+		}
+	}
+	return true
 }

@@ -42,6 +42,9 @@ import (
 type topicCache struct {
 	mu      sync.Mutex
 	entries map[string]cachedTopic
+	// warming are the warm-up reads in flight (warmTopics), each closed
+	// when its entries are in.
+	warming map[chan struct{}]bool
 }
 
 type cachedTopic struct {
@@ -51,7 +54,43 @@ type cachedTopic struct {
 	sessionEvents uint64
 }
 
-func newTopicCache() *topicCache { return &topicCache{entries: map[string]cachedTopic{}} }
+func newTopicCache() *topicCache {
+	return &topicCache{entries: map[string]cachedTopic{}, warming: map[chan struct{}]bool{}}
+}
+
+// startWarming registers a warm-up read; call the result when it is over.
+func (tc *topicCache) startWarming() (done func()) {
+	ch := make(chan struct{})
+	tc.mu.Lock()
+	tc.warming[ch] = true
+	tc.mu.Unlock()
+	return func() {
+		tc.mu.Lock()
+		delete(tc.warming, ch)
+		tc.mu.Unlock()
+		close(ch)
+	}
+}
+
+// awaitWarming waits for the warm-up reads in flight: their znodes, just
+// created, are what the next create would otherwise read again, and the
+// warm-up, sent first, answers first.
+func (tc *topicCache) awaitWarming(ctx context.Context) error {
+	tc.mu.Lock()
+	chans := make([]chan struct{}, 0, len(tc.warming))
+	for ch := range tc.warming {
+		chans = append(chans, ch)
+	}
+	tc.mu.Unlock()
+	for _, ch := range chans {
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
 
 // current reports whether e still holds its znode, given the session-event
 // count that a barrier after the fence read returned.
@@ -114,7 +153,9 @@ func (a *Admin) warmTopics(names []string) {
 	if len(names) == 0 {
 		return
 	}
+	done := a.topics.startWarming()
 	go func() {
+		defer done()
 		ctx, cancel := context.WithTimeout(context.Background(), warmTopicsTimeout)
 		defer cancel()
 		sessionEvents := a.zk.sessionEvents.Load() // before the read, as lookup requires
@@ -151,6 +192,9 @@ func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 	}
 	sessionEvents, err := a.zk.syncEvents(ctx)
 	if err != nil {
+		return nil, fmt.Errorf("read cluster: %w", err)
+	}
+	if err := a.topics.awaitWarming(ctx); err != nil {
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
 	hits, misses := a.topics.lookup(c.TopicNames, sessionEvents)

@@ -36,7 +36,10 @@ import (
 //	reassign foo-0 3,1 | reassign foo-0 cancel   AlterPartitionReassignments
 //	delete-topic foo                       write the deletion marker
 //	show partitions                        every partition's assignment and state znode
-//	show requests [ids...]                 control requests sent to those brokers (all) since the last show
+//	show requests [ids...] [gone=1,2]      control requests sent to those brokers (all) since the last show;
+//	                                       gone brokers stopped during the step, so the UpdateMetadata
+//	                                       queued to them as they went may or may not have been sent:
+//	                                       their UpdateMetadata lines are left out
 //
 // Outputs are deterministic: assignments are explicit, requests are
 // summarised per partition, sorted and without duplicates, since how the
@@ -297,8 +300,20 @@ func (g *goldenScenario) showRequests(t *testing.T, d *datadriven.TestData) stri
 	if errs := g.log.decodeErrors(); len(errs) > 0 {
 		d.Fatalf(t, "undecodable requests: %v", errs)
 	}
+	var gone []int32
+	args := d.CmdArgs[1:]
+	if n := len(args); n > 0 && args[n-1].Key == "gone" {
+		var err error
+		if gone, err = parseIDList(strings.Join(args[n-1].Vals, ",")); err != nil {
+			d.Fatalf(t, "gone=%v: %v", args[n-1].Vals, err)
+		}
+		d.CmdArgs = d.CmdArgs[:len(d.CmdArgs)-1]
+	}
 	named := goldenIDs(t, d, 1)
 	all := g.log.take()
+	for _, id := range gone {
+		all[id] = slices.DeleteFunc(all[id], func(l string) bool { return strings.HasPrefix(l, "UpdateMetadata") })
+	}
 	if len(named) == 1 {
 		return orNone(all[named[0]])
 	}

@@ -117,3 +117,30 @@ func TestCommitCreatesRefusedByStandby(t *testing.T) {
 		t.Fatalf("topic written by a standby: %v %v", ok, err)
 	}
 }
+
+// TestNewTopicWithItsStatesWritten: a topic whose partition states were
+// written with it, as by a create whose reply was lost, comes online from
+// those states (leader 2, not the first replica the controller would have
+// chosen) instead of staying offline on the state znodes that exist.
+func TestNewTopicWithItsStatesWritten(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	asg, err := znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1, 2, 3}}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := znodes.PartitionState{Leader: 2, ISR: []int32{2, 3}, ControllerEpoch: 1}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sc.obs.Multi(testCtx(t),
+		zkadmin.CreateOp(znodes.TopicPath("lost"), asg, zkadmin.Persistent),
+		zkadmin.CreateOp(znodes.PartitionsPath("lost"), nil, zkadmin.Persistent),
+		zkadmin.CreateOp(znodes.PartitionPath("lost", 0), nil, zkadmin.Persistent),
+		zkadmin.CreateOp(znodes.PartitionStatePath("lost", 0), st, zkadmin.Persistent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Leader 2 then takes 1 back into the ISR, as a leader does.
+	sc.waitLeader(t, "lost", 0, 2)
+	sc.waitBrokerRole(t, 3, "lost", 0, 2)
+}

@@ -209,10 +209,44 @@ func (c *Controller) initWrites(ls *leaderState, plans []initPlan) ([]zkadmin.Op
 	if err != nil {
 		return nil, err
 	}
+	var exist []int
 	for k, i := range redo {
 		out[i] = states[k]
+		if errors.Is(out[i].Err, zkadmin.ErrNodeExists) {
+			exist = append(exist, i)
+		}
 	}
+	c.adoptStates(ls, plans, exist, out)
 	return out, nil
+}
+
+// adoptStates takes the state znodes found to exist already for plans[i],
+// i in idx, as those partitions' initial state (plans[i].lai, out[i]
+// cleared). A state znode lives under its topic's znode, so it was written
+// for this topic: by a create whose reply was lost (CommitCreates), or by
+// a controller that stopped half-way; a failover would load it the same
+// way. What cannot be read stays failed.
+func (c *Controller) adoptStates(ls *leaderState, plans []initPlan, idx []int, out []zkadmin.OpResult) {
+	if len(idx) == 0 {
+		return
+	}
+	tps := make([]TopicPartition, len(idx))
+	for k, i := range idx {
+		tps[k] = plans[i].tp
+	}
+	reads, err := c.readStates(ls.ctx, tps)
+	if err != nil {
+		c.log.Warn().Err(err).Int("partitions", len(idx)).Msg("could not read the state znodes found at creation")
+		return
+	}
+	for k, i := range idx {
+		if r := reads[k]; r.lai != nil && r.err == nil {
+			plans[i].lai = *r.lai
+			out[i] = zkadmin.OpResult{Path: out[i].Path}
+			c.log.Info().Str("partition", plans[i].tp.String()).Int32("leader", r.lai.Leader).
+				Msg("new partition's state znode already written; taking it")
+		}
+	}
 }
 
 // initOps are the znodes of plans (sorted by topic) as one run per topic:

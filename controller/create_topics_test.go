@@ -3,8 +3,10 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -143,4 +145,76 @@ func TestNewTopicWithItsStatesWritten(t *testing.T) {
 	// Leader 2 then takes 1 back into the ISR, as a leader does.
 	sc.waitLeader(t, "lost", 0, 2)
 	sc.waitBrokerRole(t, 3, "lost", 0, 2)
+}
+
+// TestCommitCreatesLimitsHoldAgainstOtherCreators: creates committed by the
+// controller and creates of another process (a CLI, with its own session
+// and no committer) race under max.partitions=40; together they never
+// exceed it, every topic refused is refused for the limit, and the
+// controller's creates still bring their partitions online.
+func TestCommitCreatesLimitsHoldAgainstOtherCreators(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	conf := config.Default()
+	conf.MaxPartitions = 40
+	viaController := zkadmin.NewAdmin(sc.obs, zkadmin.AdminOptions{Config: &conf, Committer: sc.ctl.c})
+	cli := zkadmin.NewAdmin(connectZK(t, sc.chroot, "", 0), zkadmin.AdminOptions{Config: &conf})
+	type result struct {
+		name string
+		err  error
+	}
+	var mu sync.Mutex
+	var results []result
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for k, a := range []*zkadmin.Admin{viaController, cli} {
+		wg.Go(func() {
+			<-start
+			for i := range 15 {
+				name := fmt.Sprintf("race-%d-%02d", k, i)
+				out, err := a.CreateTopics(testCtx(t), []zkadmin.CreateTopicRequest{{Topic: name, Partitions: 2, ReplicationFactor: 2}})
+				if err == nil {
+					err = out[0].Err
+				}
+				mu.Lock()
+				results = append(results, result{name, err})
+				mu.Unlock()
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	created := 0
+	for _, r := range results {
+		var ae *zkadmin.AdminError
+		switch {
+		case r.err == nil:
+			created++
+		case errors.As(r.err, &ae) && ae.Kind == zkadmin.KindPartitionLimit:
+		default:
+			t.Fatalf("%s: %v", r.name, r.err)
+		}
+	}
+	if created != 20 {
+		t.Fatalf("%d topics of 2 partitions created under max.partitions=40, want 20", created)
+	}
+	c, err := cli.ReadCluster(testCtx(t), zkadmin.ReadOptions{AllTopics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, partitions := c.ReplicaCounts(); partitions != 40 {
+		t.Fatalf("%d partitions in the cluster, limit 40", partitions)
+	}
+	waitFor(t, "every created partition led", func() bool {
+		v := sc.ctl.c.Snapshot()
+		for _, r := range results {
+			tv := v.Topics[r.name]
+			if r.err != nil {
+				continue
+			}
+			if tv == nil || len(tv.Partitions) != 2 || tv.Partitions[0].Leader < 0 || tv.Partitions[1].Leader < 0 {
+				return false
+			}
+		}
+		return true
+	})
 }

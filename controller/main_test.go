@@ -6,9 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,38 +18,37 @@ import (
 	"github.com/kzadmin/kzadmin/controller/replicalog"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// env is the package's one ZooKeeper server, started by TestMain; each test
-// works under its own chroot.
+// env is the package's one ZooKeeper server (zktest's, started by TestMain
+// so that no test's deadline pays for the start); each test works under
+// its own chroot. Sessions default to 4s, so expiry tests stay short.
 var env struct {
+	zk     zktest.Shared
 	server *zkserver.Server
-	seq    atomic.Int64
 }
 
 func TestMain(m *testing.M) { os.Exit(runTests(m)) }
 
 func runTests(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	s, err := zkserver.Start(ctx, zkserver.Options{})
+	env.zk.SessionTimeout = 4 * time.Second
+	ctx, cancel := context.WithTimeout(context.Background(), zktest.StartTimeout)
+	s, err := env.zk.Start(ctx)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "controller tests need a ZooKeeper server: %v\n", err)
 		return 1
 	}
-	defer s.Close()
 	env.server = s
-	return m.Run()
+	return env.zk.Run(m)
 }
 
 const waitTimeout = 30 * time.Second
 
-func testChroot(tb testing.TB) string {
-	name := strings.NewReplacer("/", "_", " ", "_").Replace(tb.Name())
-	return fmt.Sprintf("/ct/%s-%d", name, env.seq.Add(1))
-}
+func testChroot(tb testing.TB) string { return env.zk.Chroot(tb, "ct") }
 
 func testCtx(tb testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
@@ -59,24 +56,11 @@ func testCtx(tb testing.TB) context.Context {
 	return ctx
 }
 
-// connectZK opens a client under chroot (through addr when set).
+// connectZK opens a client under chroot with Kafka's top-level znodes
+// (through addr when set; timeout zero means the package's 4s).
 func connectZK(tb testing.TB, chroot, addr string, timeout time.Duration) *zkadmin.Client {
 	tb.Helper()
-	if addr == "" {
-		addr = env.server.Addr()
-	}
-	if timeout == 0 {
-		timeout = 4 * time.Second
-	}
-	c, err := zkadmin.Connect(testCtx(tb), zkadmin.Options{Servers: []string{addr}, Chroot: chroot, SessionTimeout: timeout})
-	if err != nil {
-		tb.Fatalf("connect: %v", err)
-	}
-	tb.Cleanup(c.Close)
-	if err := c.EnsureTopLevelPaths(testCtx(tb)); err != nil {
-		tb.Fatalf("top-level paths: %v", err)
-	}
-	return c
+	return env.zk.ConnectWith(tb, chroot, zktest.Session{Addr: addr, Timeout: timeout, TopLevel: true})
 }
 
 // node is one controller under test with its own session and listener.

@@ -5,33 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// testZK is the package's one ZooKeeper server, started by the first test
+// sharedZK is the package's one ZooKeeper server, started by the first test
 // that needs it, so the pure tests run without Java.
-var testZK struct {
-	once   sync.Once
-	server *zkserver.Server
-	err    error
-	seq    atomic.Int64
-}
+var sharedZK zktest.Shared
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if testZK.server != nil {
-		testZK.server.Close()
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(sharedZK.Run(m)) }
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -44,28 +32,8 @@ func testCtx(t *testing.T) context.Context {
 // zkVersion that fences the test's writes.
 func connectZK(t *testing.T) (*zkadmin.Client, int32) {
 	t.Helper()
-	testZK.once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
-		testZK.server, testZK.err = zkserver.Start(ctx, zkserver.Options{})
-	})
-	if testZK.err != nil {
-		t.Fatalf("these tests need a ZooKeeper server: %v", testZK.err)
-	}
-	ctx := testCtx(t)
-	chroot := fmt.Sprintf("/deletion/%s-%d", strings.ReplaceAll(t.Name(), "/", "_"), testZK.seq.Add(1))
-	zk, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{testZK.server.Addr()}, Chroot: chroot,
-		SessionTimeout: 6 * time.Second})
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(zk.Close)
-	for _, p := range znodes.TopLevelPersistentPaths() {
-		if err := zk.EnsurePath(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := zk.Create(ctx, znodes.ControllerEpochPath, []byte("1"), zkadmin.Persistent); err != nil {
+	zk := sharedZK.ConnectWith(t, sharedZK.Chroot(t, "deletion"), zktest.Session{TopLevel: true})
+	if _, err := zk.Create(testCtx(t), znodes.ControllerEpochPath, []byte("1"), zkadmin.Persistent); err != nil {
 		t.Fatal(err)
 	}
 	return zk, 0

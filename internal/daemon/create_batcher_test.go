@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/kzadmin/kzadmin/config"
-	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -213,19 +213,7 @@ func TestCreateBatcherAbandonedRequest(t *testing.T) {
 func TestCreateBatcherLimitsAndDuplicates(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := zkserver.Start(ctx, zkserver.Options{})
-	if err != nil {
-		t.Fatalf("these tests need ZooKeeper: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	zk, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{srv.Addr()}, Chroot: "/batcher"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(zk.Close)
-	if err := zk.EnsureTopLevelPaths(ctx); err != nil {
-		t.Fatal(err)
-	}
+	zk := sharedZK.ConnectWith(t, sharedZK.Chroot(t, "daemon"), zktest.Session{TopLevel: true})
 	for id := int32(1); id <= 3; id++ {
 		reg := znodes.NewBrokerRegistration([]znodes.Endpoint{{Listener: "PLAINTEXT", SecurityProtocol: "PLAINTEXT",
 			Host: "127.0.0.1", Port: 9000 + id}}, nil, -1, time.Now())

@@ -13,17 +13,16 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/config"
-	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // startNode starts a kzadmind with node id id on the given ZooKeeper.
-func startNode(ctx context.Context, t *testing.T, zkAddr string, id int32) *Daemon {
+func startNode(ctx context.Context, t *testing.T, chroot string, id int32) *Daemon {
 	t.Helper()
 	conf := config.Default()
 	conf.NodeID = id
-	conf.ZooKeeper.Connect = config.ZKConnect{Servers: []string{zkAddr}, Chroot: "/standby"}
+	conf.ZooKeeper.Connect = config.ZKConnect{Servers: []string{sharedZK.Addr(t)}, Chroot: chroot}
 	conf.ZooKeeper.SessionTimeout = 6 * time.Second
 	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1", Port: 0}}
 	conf.HTTPListen = ""
@@ -77,14 +76,10 @@ func listedAt(resp *kmsg.MetadataResponse, id int32, addr string) bool {
 func TestStandbyMetadataListsActiveController(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	srv, err := zkserver.Start(ctx, zkserver.Options{})
-	if err != nil {
-		t.Fatalf("these tests need ZooKeeper: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	first := startNode(ctx, t, srv.Addr(), 4001)
+	chroot := sharedZK.Chroot(t, "daemon")
+	first := startNode(ctx, t, chroot, 4001)
 	waitFor(ctx, t, "node 4001 active", func() bool { return first.Controller().Status().Active })
-	second := startNode(ctx, t, srv.Addr(), 4002)
+	second := startNode(ctx, t, chroot, 4002)
 	waitFor(ctx, t, "node 4002 to know the controller", func() bool {
 		resp := metadataFrom(ctx, t, second.KafkaAddr())
 		return resp.ControllerID == 4001 && listedAt(resp, 4001, first.KafkaAddr())
@@ -127,20 +122,8 @@ func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
 func TestControllerDirReplacesStaleEntry(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := zkserver.Start(ctx, zkserver.Options{})
-	if err != nil {
-		t.Fatalf("these tests need ZooKeeper: %v", err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	connect := func() *zkadmin.Client {
-		c, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{srv.Addr()}, Chroot: "/dir"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
-	old, cur := connect(), connect()
+	chroot := sharedZK.Chroot(t, "daemon")
+	old, cur := sharedZK.ConnectAt(t, chroot), sharedZK.ConnectAt(t, chroot)
 	eps := []znodes.Endpoint{{Listener: "PLAINTEXT", SecurityProtocol: "PLAINTEXT", Host: "h", Port: 1}}
 	for _, c := range []*zkadmin.Client{old, cur} {
 		d, err := newControllerDir(c, nil, 7, eps, zerolog.Nop())

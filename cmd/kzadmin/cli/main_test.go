@@ -7,38 +7,20 @@ import (
 	"os"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zkAddr is the package's one ZooKeeper server; each test works under its
-// own chroot.
-var (
-	zkAddr string
-	seq    atomic.Int64
-)
+// sharedZK is the package's one ZooKeeper server, started by the first test
+// that needs it; each test works under its own chroot. Sessions are short
+// so that brokers registered by a test vanish soon after it.
+var sharedZK = zktest.Shared{SessionTimeout: 4 * time.Second}
 
-func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	s, err := zkserver.Start(ctx, zkserver.Options{})
-	cancel()
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "cli tests need a ZooKeeper server: %v\n", err)
-		return 1
-	}
-	defer s.Close()
-	zkAddr = s.Addr()
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(sharedZK.Run(m)) }
 
 // cluster is one test's fake cluster: Kafka's top-level znodes and broker
 // registrations under a chroot, as brokers would leave them.
@@ -54,16 +36,9 @@ func newCluster(t *testing.T, racks ...string) *cluster {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	chroot := fmt.Sprintf("/cli/%s-%d", strings.ReplaceAll(t.Name(), "/", "_"), seq.Add(1))
-	zk, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{zkAddr}, Chroot: chroot, SessionTimeout: 4 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(zk.Close)
-	if err := zk.EnsureTopLevelPaths(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c := &cluster{t: t, ctx: ctx, chroot: chroot, zk: zk, connect: zkAddr + chroot}
+	chroot := sharedZK.Chroot(t, "cli")
+	zk := sharedZK.ConnectWith(t, chroot, zktest.Session{TopLevel: true})
+	c := &cluster{t: t, ctx: ctx, chroot: chroot, zk: zk, connect: sharedZK.Addr(t) + chroot}
 	for i, rack := range racks {
 		c.registerBroker(int32(i+1), rack)
 	}

@@ -97,7 +97,7 @@ func TestTopicsCreateRefusalsAndExitCodes(t *testing.T) {
 		t.Errorf("no --zookeeper: exit %d: %s", code, errOut.String())
 	}
 	errOut.Reset()
-	if code := Run(c.ctx, []string{"topics", "list", "--zookeeper", zkAddr + "/nonexistent-chroot"}, &out, &errOut, Options{}); code != 1 ||
+	if code := Run(c.ctx, []string{"topics", "list", "--zookeeper", sharedZK.Addr(t) + "/nonexistent-chroot"}, &out, &errOut, Options{}); code != 1 ||
 		!strings.Contains(errOut.String(), "chroot /nonexistent-chroot does not exist") {
 		t.Errorf("missing chroot: exit %d: %s", code, errOut.String())
 	}

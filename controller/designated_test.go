@@ -10,11 +10,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/election"
-	"github.com/kzadmin/kzadmin/controller/handler"
 )
-
-// The handler finds designated elections through this interface.
-var _ handler.DesiredElector = (*Controller)(nil)
 
 // designate sends ElectLeaders with desired leaders: parts[topic] lists
 // partition/leader pairs. plain topics are listed without desired leaders.

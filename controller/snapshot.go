@@ -135,7 +135,7 @@ func (c *Controller) publishView(ls *leaderState) {
 // WaitSnapshot returns the first snapshot, current or later, for which
 // cond holds, or ctx's error with the latest snapshot. cond must be quick.
 // Unchanged topics keep their *TopicView from one snapshot to the next,
-// so a caller converting snapshots can cache per topic view.
+// so a caller deriving data from snapshots can cache per topic view.
 func (c *Controller) WaitSnapshot(ctx context.Context, cond func(*MetadataView) bool) (*MetadataView, error) {
 	for {
 		c.viewMu.Lock()

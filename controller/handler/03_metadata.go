@@ -53,6 +53,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -64,7 +65,9 @@ func (h *Handlers) metadata(ctx context.Context, req *wire.Request, r *kmsg.Meta
 		return metadataErrorResponse(r, code)
 	}
 	v := h.cluster.View()
-	live := h.liveEndpoints(v)
+	// Made here, not in liveEndpoints, so that it can stay on the stack.
+	live := make(map[int32]bool, len(v.Brokers)+1)
+	h.liveEndpoints(v, live)
 	resp.Brokers = h.metadataBrokers(v)
 	resp.ControllerID = v.ControllerID
 	if v.ClusterID != "" {
@@ -254,7 +257,7 @@ func autoCreateRequest(name string) zkadmin.CreateTopicRequest {
 }
 
 // topicMetadata answers a topic that exists.
-func (h *Handlers) topicMetadata(ctx context.Context, req *wire.Request, r *kmsg.MetadataRequest, t *Topic,
+func (h *Handlers) topicMetadata(ctx context.Context, req *wire.Request, r *kmsg.MetadataRequest, t *controller.TopicView,
 	live map[int32]bool) kmsg.MetadataResponseTopic {
 	mt := kmsg.NewMetadataResponseTopic()
 	mt.Topic = strp(t.Name)
@@ -272,9 +275,9 @@ func (h *Handlers) topicMetadata(ctx context.Context, req *wire.Request, r *kmsg
 
 // partitionMetadata is ZkMetadataCache.getPartitionMetadata. live maps
 // each registered broker to whether it has an endpoint on this listener.
-func partitionMetadata(version int16, p *Partition, live map[int32]bool) kmsg.MetadataResponseTopicPartition {
+func partitionMetadata(version int16, p *controller.PartitionView, live map[int32]bool) kmsg.MetadataResponseTopicPartition {
 	mp := kmsg.NewMetadataResponseTopicPartition()
-	mp.Partition, mp.Leader, mp.LeaderEpoch = p.ID, p.Leader, p.LeaderEpoch
+	mp.Partition, mp.Leader, mp.LeaderEpoch = p.Partition, p.Leader, p.LeaderEpoch
 	mp.Replicas, mp.ISR, mp.OfflineReplicas = orEmpty(p.Replicas), orEmpty(p.ISR), orEmpty(p.Offline)
 	if version == 0 {
 		mp.Replicas, mp.ISR = filterLive(p.Replicas, live), filterLive(p.ISR, live)
@@ -313,33 +316,33 @@ func orEmpty(ids []int32) []int32 {
 	return ids
 }
 
-// liveEndpoints maps every registered broker (and this node) to whether it
-// has an endpoint on this listener.
-func (h *Handlers) liveEndpoints(v *View) map[int32]bool {
-	live := make(map[int32]bool, len(v.Brokers)+1)
-	for _, b := range v.Brokers {
+// liveEndpoints maps, in live, every registered broker (and this node) to
+// whether it has an endpoint on this listener.
+func (h *Handlers) liveEndpoints(v *View, live map[int32]bool) {
+	for i := range v.Brokers {
+		b := &v.Brokers[i]
 		_, ok := endpointFor(b, h.listener)
 		live[b.ID] = ok
 	}
 	if _, known := live[v.Self.ID]; !known && len(v.Self.Endpoints) > 0 {
 		live[v.Self.ID] = true
 	}
-	return live
 }
 
 // metadataBrokers lists this node, then the brokers with an endpoint on
 // this listener.
 func (h *Handlers) metadataBrokers(v *View) []kmsg.MetadataResponseBroker {
 	out := make([]kmsg.MetadataResponseBroker, 0, len(v.Brokers)+1)
-	add := func(b Broker, ep znodes.Endpoint) {
+	add := func(b *controller.BrokerView, ep znodes.Endpoint) {
 		mb := kmsg.NewMetadataResponseBroker()
 		mb.NodeID, mb.Host, mb.Port, mb.Rack = b.ID, ep.Host, ep.Port, b.Rack
 		out = append(out, mb)
 	}
-	if ep, ok := selfEndpoint(v.Self, h.listener); ok {
-		add(v.Self, ep)
+	if ep, ok := selfEndpoint(&v.Self, h.listener); ok {
+		add(&v.Self, ep)
 	}
-	for _, b := range v.Brokers {
+	for i := range v.Brokers {
+		b := &v.Brokers[i]
 		if b.ID == v.Self.ID {
 			continue
 		}
@@ -351,7 +354,7 @@ func (h *Handlers) metadataBrokers(v *View) []kmsg.MetadataResponseBroker {
 }
 
 // endpointFor returns b's endpoint on the named listener.
-func endpointFor(b Broker, listener string) (znodes.Endpoint, bool) {
+func endpointFor(b *controller.BrokerView, listener string) (znodes.Endpoint, bool) {
 	for _, ep := range b.Endpoints {
 		if ep.Listener == listener {
 			return ep, true
@@ -362,7 +365,7 @@ func endpointFor(b Broker, listener string) (znodes.Endpoint, bool) {
 
 // selfEndpoint is this node's endpoint on the listener, or its first one:
 // the client reached this node somehow, and must find it in Brokers.
-func selfEndpoint(self Broker, listener string) (znodes.Endpoint, bool) {
+func selfEndpoint(self *controller.BrokerView, listener string) (znodes.Endpoint, bool) {
 	if ep, ok := endpointFor(self, listener); ok {
 		return ep, true
 	}

@@ -59,6 +59,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -336,7 +337,7 @@ func (h *Handlers) awaitCreated(ctx context.Context, timeoutMs int32, resp *kmsg
 
 // partitionsOnline reports whether t has n partitions, each with a leader
 // and a non-empty ISR.
-func partitionsOnline(t *Topic, n int) bool {
+func partitionsOnline(t *controller.TopicView, n int) bool {
 	if len(t.Partitions) < n {
 		return false
 	}

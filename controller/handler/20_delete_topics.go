@@ -37,6 +37,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -117,9 +118,9 @@ func deleteEntries(r *kmsg.DeleteTopicsRequest) []kmsg.DeleteTopicsResponseTopic
 // deleteOne answers one entry (step 4 of the file comment) and returns the
 // topic queued for deletion, nil if none. Like Kafka's ZooKeeper mode it
 // does not fill in the id of a name-based entry.
-func (h *Handlers) deleteOne(ctx context.Context, req *wire.Request, v *View, rt *kmsg.DeleteTopicsResponseTopic) *Topic {
+func (h *Handlers) deleteOne(ctx context.Context, req *wire.Request, v *View, rt *kmsg.DeleteTopicsResponseTopic) *controller.TopicView {
 	byID := rt.Topic == nil
-	var t *Topic
+	var t *controller.TopicView
 	if byID {
 		if t = v.TopicByID(znodes.UUID(rt.TopicID)); t == nil {
 			rt.ErrorCode = kerr.UnknownTopicID.Code

@@ -215,7 +215,7 @@ func leaderEpochs(v *View) map[tp]int32 {
 	out := map[tp]int32{}
 	for name, t := range v.Topics {
 		for _, p := range t.Partitions {
-			out[tp{name, p.ID}] = p.LeaderEpoch
+			out[tp{name, p.Partition}] = p.LeaderEpoch
 		}
 	}
 	return out

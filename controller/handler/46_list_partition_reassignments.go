@@ -50,11 +50,11 @@ func (h *Handlers) listPartitionReassignments(ctx context.Context, req *wire.Req
 		rt := kmsg.NewListPartitionReassignmentsResponseTopic()
 		rt.Topic = name
 		for _, p := range t.Partitions {
-			if (len(p.Adding) == 0 && len(p.Removing) == 0) || !wanted(name, p.ID) {
+			if (len(p.Adding) == 0 && len(p.Removing) == 0) || !wanted(name, p.Partition) {
 				continue
 			}
 			rp := kmsg.NewListPartitionReassignmentsResponseTopicPartition()
-			rp.Partition, rp.Replicas = p.ID, orEmpty(p.Replicas)
+			rp.Partition, rp.Replicas = p.Partition, orEmpty(p.Replicas)
 			rp.AddingReplicas, rp.RemovingReplicas = orEmpty(p.Adding), orEmpty(p.Removing)
 			rt.Partitions = append(rt.Partitions, rp)
 		}

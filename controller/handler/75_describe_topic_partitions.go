@@ -35,6 +35,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -139,7 +140,7 @@ func dtpMissing(name string) kmsg.DescribeTopicPartitionsResponseTopic {
 
 // dtpTopic answers at most budget partitions of t from start; next is the
 // partition to continue from, -1 when t is complete.
-func dtpTopic(t *Topic, start, budget int) (kmsg.DescribeTopicPartitionsResponseTopic, int) {
+func dtpTopic(t *controller.TopicView, start, budget int) (kmsg.DescribeTopicPartitionsResponseTopic, int) {
 	rt := kmsg.NewDescribeTopicPartitionsResponseTopic()
 	rt.Topic, rt.TopicID, rt.IsInternal = strp(t.Name), t.ID, znodes.IsInternalTopic(t.Name)
 	rt.Partitions = []kmsg.DescribeTopicPartitionsResponseTopicPartition{}
@@ -147,7 +148,7 @@ func dtpTopic(t *Topic, start, budget int) (kmsg.DescribeTopicPartitionsResponse
 	for i := start; i < end; i++ {
 		p := &t.Partitions[i]
 		rp := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
-		rp.Partition, rp.LeaderID, rp.LeaderEpoch = p.ID, p.Leader, p.LeaderEpoch
+		rp.Partition, rp.LeaderID, rp.LeaderEpoch = p.Partition, p.Leader, p.LeaderEpoch
 		rp.Replicas, rp.ISR, rp.OfflineReplicas = orEmpty(p.Replicas), orEmpty(p.ISR), orEmpty(p.Offline)
 		rp.EligibleLeaderReplicas, rp.LastKnownELR = orEmpty(p.ELR), orEmpty(p.LastKnownELR)
 		rt.Partitions = append(rt.Partitions, rp)

@@ -8,13 +8,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 )
 
 // benchHandlers serves a view of n topics of 3 partitions (RF 3).
 func benchHandlers(b *testing.B, n int) *Handlers {
 	v := baseView()
-	topics := make([]*Topic, 0, n)
+	topics := make([]*controller.TopicView, 0, n)
 	for i := 0; i < n; i++ {
 		topics = append(topics, onlineTopic(fmt.Sprintf("topic-%05d", i), byte(i),
 			[]int32{1, 2, 3}, []int32{2, 3, 1}, []int32{3, 1, 2}))

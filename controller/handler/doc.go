@@ -10,14 +10,14 @@
 // # Seams
 //
 // The handlers talk to the rest of kzadmin through small interfaces
-// defined here, so that they can be tested against fakes and do not depend
-// on the controller's concrete types:
+// defined here, so that they can be tested against fakes:
 //
-//   - Cluster gives the current View (an immutable snapshot of what the
-//     controller knows: brokers, topics with ids, partition leadership) and
-//     lets a request wait until a later view satisfies a condition (leaders
-//     elected, topic gone). Views is a ready-made Cluster the controller
-//     adapter publishes into.
+//   - Cluster gives the current View and lets a request wait until a later
+//     view satisfies a condition (leaders elected, topic gone). A View is
+//     the controller's own immutable snapshot (controller.MetadataView:
+//     brokers, topics with ids, partition leadership), embedded rather
+//     than converted, plus the cluster id. Views is a ready-made Cluster
+//     that tests and fakes publish into.
 //   - Admin does the writes (zkadmin.Admin satisfies it as is): create a
 //     topic, add partitions, mark a topic for deletion, alter and read
 //     entity configs, start and cancel partition reassignments. Its typed errors (*zkadmin.AdminError) carry the

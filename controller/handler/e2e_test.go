@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/integration/zktest"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -69,7 +70,7 @@ func newE2E(t *testing.T, mods ...func(*config.Config)) *e2e {
 	}
 	e := &e2e{t: t, ctx: ctx, zk: zk, views: NewViews(nil), addr: ln.Addr().String()}
 	e.admin = zkadmin.NewAdmin(zk, zkadmin.AdminOptions{Config: &cfg})
-	e.ctl = &zkController{admin: e.admin, views: e.views, clusterID: clusterID, self: Broker{ID: selfID, Endpoints: ep(port)}}
+	e.ctl = &zkController{admin: e.admin, views: e.views, clusterID: clusterID, self: controller.BrokerView{ID: selfID, Endpoints: ep(port)}}
 	if err := e.ctl.refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +117,7 @@ type zkController struct {
 	admin     *zkadmin.Admin
 	views     *Views
 	clusterID string
-	self      Broker
+	self      controller.BrokerView
 	mu        sync.Mutex
 }
 
@@ -127,14 +128,15 @@ func (c *zkController) refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	v := &View{Active: true, ControllerID: c.self.ID, ClusterID: c.clusterID, Self: c.self, Topics: map[string]*Topic{}}
+	v := &View{ClusterID: c.clusterID, MetadataView: controller.MetadataView{Active: true, ControllerID: c.self.ID, Self: c.self,
+		Topics: map[string]*controller.TopicView{}}}
 	for _, b := range cl.Brokers {
-		v.Brokers = append(v.Brokers, Broker{ID: b.ID, Endpoints: b.Endpoints})
+		v.Brokers = append(v.Brokers, controller.BrokerView{ID: b.ID, Endpoints: b.Endpoints})
 	}
 	for _, t := range cl.Topics {
-		vt := &Topic{Name: t.Name, ID: t.Assignment.TopicID, Deleting: t.MarkedForDeletion}
+		vt := &controller.TopicView{Name: t.Name, ID: t.Assignment.TopicID, Deleting: t.MarkedForDeletion}
 		for _, p := range t.Partitions {
-			vt.Partitions = append(vt.Partitions, Partition{ID: p.ID, Leader: p.Replicas[0], LeaderEpoch: 0,
+			vt.Partitions = append(vt.Partitions, controller.PartitionView{Partition: p.ID, Leader: p.Replicas[0], LeaderEpoch: 0,
 				Replicas: p.Replicas, ISR: p.Replicas})
 		}
 		v.Topics[t.Name] = vt

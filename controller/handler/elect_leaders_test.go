@@ -10,6 +10,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kbin"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/controller"
 )
 
 // fakeElector plays the controller's ElectLeaders: a listed partition of
@@ -37,7 +39,7 @@ func (e *fakeElector) elect(req *kmsg.ElectLeadersRequest, desired map[string][]
 	v := e.views.View()
 	resp := req.ResponseKind().(*kmsg.ElectLeadersResponse)
 	results := map[tp]apiError{}
-	var changed []*Topic
+	var changed []*controller.TopicView
 	for _, t := range req.Topics {
 		vt := v.Topic(t.Topic)
 		nt := copyTopic(vt)
@@ -72,12 +74,12 @@ func (e *fakeElector) elect(req *kmsg.ElectLeadersRequest, desired map[string][]
 	return resp
 }
 
-func copyTopic(t *Topic) *Topic {
+func copyTopic(t *controller.TopicView) *controller.TopicView {
 	if t == nil {
 		return nil
 	}
 	c := *t
-	c.Partitions = append([]Partition(nil), t.Partitions...)
+	c.Partitions = append([]controller.PartitionView(nil), t.Partitions...)
 	return &c
 }
 

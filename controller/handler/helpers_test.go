@@ -12,6 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -19,6 +20,10 @@ import (
 
 // The real zkadmin.Admin must satisfy Admin as is.
 var _ Admin = (*zkadmin.Admin)(nil)
+
+// The controller must be a DesiredElector: the handlers find designated
+// elections through this interface.
+var _ DesiredElector = (*controller.Controller)(nil)
 
 const selfID = 3000
 
@@ -33,35 +38,35 @@ func tid(b byte) znodes.UUID { return znodes.UUID{15: b} }
 // baseView is an active controller with brokers 1-3 (1 and 2 racked) and
 // no topics.
 func baseView() *View {
-	return &View{
-		Active: true, ControllerID: selfID, ClusterID: "cluster-one",
-		Self: Broker{ID: selfID, Endpoints: ep(9000)},
-		Brokers: []Broker{
+	return &View{ClusterID: "cluster-one", MetadataView: controller.MetadataView{
+		Active: true, ControllerID: selfID,
+		Self: controller.BrokerView{ID: selfID, Endpoints: ep(9000)},
+		Brokers: []controller.BrokerView{
 			{ID: 1, Rack: rack("a"), Endpoints: ep(9001)},
 			{ID: 2, Rack: rack("b"), Endpoints: ep(9002)},
 			{ID: 3, Endpoints: ep(9003)},
 		},
-		Topics: map[string]*Topic{},
-	}
+		Topics: map[string]*controller.TopicView{},
+	}}
 }
 
 // onlineTopic is a topic whose partitions are led by their first replica
 // with every replica in the ISR.
-func onlineTopic(name string, id byte, asg ...[]int32) *Topic {
-	t := &Topic{Name: name, ID: tid(id)}
+func onlineTopic(name string, id byte, asg ...[]int32) *controller.TopicView {
+	t := &controller.TopicView{Name: name, ID: tid(id)}
 	for p, replicas := range asg {
-		t.Partitions = append(t.Partitions, Partition{ID: int32(p), Leader: replicas[0], LeaderEpoch: 0,
+		t.Partitions = append(t.Partitions, controller.PartitionView{Partition: int32(p), Leader: replicas[0], LeaderEpoch: 0,
 			Replicas: replicas, ISR: slices.Clone(replicas)})
 	}
 	return t
 }
 
 // withTopics returns a copy of v with the topics added (replacing).
-func withTopics(v *View, topics ...*Topic) *View {
+func withTopics(v *View, topics ...*controller.TopicView) *View {
 	nv := *v
 	nv.Topics = maps.Clone(v.Topics)
 	if nv.Topics == nil {
-		nv.Topics = map[string]*Topic{}
+		nv.Topics = map[string]*controller.TopicView{}
 	}
 	for _, t := range topics {
 		nv.Topics[t.Name] = t

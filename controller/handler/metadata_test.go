@@ -5,6 +5,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -276,8 +277,8 @@ func TestMetadataAuthorization(t *testing.T) {
 }
 
 func TestMetadataStandbyAndSelf(t *testing.T) {
-	v := &View{ControllerID: 7, Self: Broker{ID: selfID,
-		Endpoints: []znodes.Endpoint{{Listener: "OTHER", Host: "ctl", Port: 1}}}}
+	v := &View{MetadataView: controller.MetadataView{ControllerID: 7, Self: controller.BrokerView{ID: selfID,
+		Endpoints: []znodes.Endpoint{{Listener: "OTHER", Host: "ctl", Port: 1}}}}}
 	f := newFixture(t, v)
 	got := f.call(mdAll(1)).(*kmsg.MetadataResponse)
 	if got.ControllerID != 7 || len(got.Brokers) != 1 || got.Brokers[0].Host != "ctl" || len(got.Topics) != 0 {

@@ -5,85 +5,46 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// View is an immutable snapshot of what the controller knows, as the
-// handlers answer from it. Whoever publishes a View must not change it (or
-// anything it points to) afterwards; handlers only read it.
+// View is what the handlers answer from: the controller's snapshot plus
+// what only the serving node knows. Whoever publishes a View must not
+// change it (or anything it points to) afterwards; handlers only read it.
+//
+// The embedded MetadataView is a shallow copy of the controller's
+// snapshot: its topic views are the snapshot's own, shared rather than
+// converted, so a new snapshot costs the handlers nothing per topic. Its
+// fields mean what they mean there, with two additions for the wire API:
+// Brokers of a standby's view list the active controller's node, when the
+// standby knows its endpoints, so that clients that reach only the
+// standby can find the controller (the snapshot's own has no brokers);
+// and Self is never among Brokers. Topics queued for deletion are in
+// Topics with Deleting set; see Live.
 type View struct {
-	// Active reports whether this node is the active controller. Admin
-	// requests are answered NOT_CONTROLLER when it is false.
-	Active bool
-	// ControllerID is the active controller's id, -1 when unknown.
-	ControllerID int32
+	controller.MetadataView
 	// ClusterID is /cluster/id; "" when unknown (Metadata then sends null).
 	ClusterID string
-	// Self is this controller node as it lists itself among the brokers
-	// (design brief §3): node.id and its listeners' endpoints, no rack.
-	Self Broker
-	// Brokers are the registered brokers, ascending by id. Self is not
-	// among them. A standby's view lists the active controller's node
-	// here instead, when it knows its endpoints, so that clients that
-	// reach only the standby can find the controller.
-	Brokers []Broker
-	// Topics maps topic name to topic. Topics queued for deletion are here
-	// with Deleting set.
-	Topics map[string]*Topic
 }
 
-// Broker is a live broker (or the controller itself).
-type Broker struct {
-	ID        int32
-	Rack      *string
-	Endpoints []znodes.Endpoint
+// emptyView is an inactive view that knows no controller.
+func emptyView() *View {
+	return &View{MetadataView: controller.MetadataView{ControllerID: -1}}
 }
 
-// Topic is one topic.
-type Topic struct {
-	Name string
-	// ID is the topic id; zero when the topic znode has none yet.
-	ID znodes.UUID
-	// Deleting is set once the topic is queued for deletion.
-	Deleting bool
-	// Partitions are ordered by partition id, which runs 0..n-1.
-	Partitions []Partition
-}
-
-// Partition is one partition's assignment and leadership.
-type Partition struct {
-	ID int32
-	// Leader is -1 when there is none; LeaderEpoch is -1 when the
-	// controller knows no leadership for the partition.
-	Leader      int32
-	LeaderEpoch int32
-	// Replicas is the assignment, preferred leader first.
-	Replicas []int32
-	ISR      []int32
-	// Offline are the replicas the controller considers offline (broker
-	// dead or shutting down, or log directory failed).
-	Offline []int32
-	// Adding and Removing are non-empty while a reassignment runs.
-	Adding   []int32
-	Removing []int32
-	// ELR and LastKnownELR are KIP-966's eligible leader replicas; nil
-	// until ELR is enabled.
-	ELR          []int32
-	LastKnownELR []int32
-}
-
-// Broker returns the registered broker with this id.
-func (v *View) Broker(id int32) (Broker, bool) {
+// Broker returns the listed broker with this id.
+func (v *View) Broker(id int32) (controller.BrokerView, bool) {
 	i := sort.Search(len(v.Brokers), func(i int) bool { return v.Brokers[i].ID >= id })
 	if i < len(v.Brokers) && v.Brokers[i].ID == id {
 		return v.Brokers[i], true
 	}
-	return Broker{}, false
+	return controller.BrokerView{}, false
 }
 
 // Topic returns the topic, nil when unknown. Topics queued for deletion
 // are returned too; see Live.
-func (v *View) Topic(name string) *Topic {
+func (v *View) Topic(name string) *controller.TopicView {
 	if v.Topics == nil {
 		return nil
 	}
@@ -93,7 +54,7 @@ func (v *View) Topic(name string) *Topic {
 // Live returns the topic unless it is unknown or queued for deletion:
 // Kafka's brokers drop a topic from their metadata as soon as its deletion
 // starts, so clients see such a topic as gone.
-func (v *View) Live(name string) *Topic {
+func (v *View) Live(name string) *controller.TopicView {
 	if t := v.Topic(name); t != nil && !t.Deleting {
 		return t
 	}
@@ -101,7 +62,7 @@ func (v *View) Live(name string) *Topic {
 }
 
 // TopicByID returns the topic with this id, nil when none.
-func (v *View) TopicByID(id znodes.UUID) *Topic {
+func (v *View) TopicByID(id znodes.UUID) *controller.TopicView {
 	if id.IsZero() {
 		return nil
 	}
@@ -136,7 +97,7 @@ type Views struct {
 // NewViews returns Views holding v (nil means an empty, inactive view).
 func NewViews(v *View) *Views {
 	if v == nil {
-		v = &View{ControllerID: -1}
+		v = emptyView()
 	}
 	return &Views{cur: v, changed: make(chan struct{})}
 }

@@ -134,8 +134,10 @@ func TestDefaultRequestSizeLimit(t *testing.T) {
 
 func TestIdleTimeoutClosesConnection(t *testing.T) {
 	_, addr := startServer(t, Config{IdleTimeout: 50 * time.Millisecond})
-	c := dialRaw(t, addr)
+	// The clock starts before the dial: the server may accept, and start
+	// its idle timer, before the client's dial returns.
 	start := time.Now()
+	c := dialRaw(t, addr)
 	c.expectClosed()
 	if d := time.Since(start); d < 50*time.Millisecond {
 		t.Fatalf("closed after %v, before the idle timeout", d)

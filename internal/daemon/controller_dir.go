@@ -11,7 +11,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kzadmin/kzadmin/controller"
-	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -51,7 +50,7 @@ type controllerDir struct {
 
 	// active is the active controller's node when it is another kzadmind
 	// whose entry was read; nil otherwise.
-	active atomic.Pointer[handler.Broker]
+	active atomic.Pointer[controller.BrokerView]
 }
 
 func newControllerDir(zk *zkadmin.Client, ctrl *controller.Controller, self int32, endpoints []znodes.Endpoint,
@@ -65,7 +64,7 @@ func newControllerDir(zk *zkadmin.Client, ctrl *controller.Controller, self int3
 
 // activeNode returns the active controller's node when it is another
 // kzadmind with the given id.
-func (d *controllerDir) activeNode(id int32) *handler.Broker {
+func (d *controllerDir) activeNode(id int32) *controller.BrokerView {
 	if d == nil {
 		return nil
 	}
@@ -202,7 +201,7 @@ func (d *controllerDir) readActive(ctx context.Context, id int32) (<-chan zkadmi
 		d.active.Store(nil)
 		return watch, fmt.Errorf("decode %s: %w", path, err)
 	}
-	d.active.Store(&handler.Broker{ID: id, Endpoints: reg.Endpoints, Rack: reg.Rack})
+	d.active.Store(&controller.BrokerView{ID: id, Epoch: -1, Endpoints: reg.Endpoints, Rack: reg.Rack})
 	return watch, nil
 }
 

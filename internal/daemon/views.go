@@ -9,9 +9,9 @@ import (
 )
 
 // viewAdapter serves the admin handlers' view of the cluster from the
-// controller's snapshots. The controller keeps the same *TopicView for a
-// topic that did not change, so the conversion is cached per topic and a
-// new snapshot costs only the topics that changed.
+// controller's snapshots. A handler view shares the snapshot's topics, so
+// it costs the same whatever the number of topics; the last one is kept
+// because every request asks for the view and most see the same snapshot.
 type viewAdapter struct {
 	ctrl      *controller.Controller
 	clusterID string
@@ -22,75 +22,43 @@ type viewAdapter struct {
 
 	mu         sync.Mutex
 	last       *controller.MetadataView
-	lastActive *handler.Broker
+	lastActive *controller.BrokerView
 	view       *handler.View
-	topics     map[*controller.TopicView]*handler.Topic
 }
 
 func newViewAdapter(ctrl *controller.Controller, clusterID string) *viewAdapter {
-	return &viewAdapter{ctrl: ctrl, clusterID: clusterID, topics: map[*controller.TopicView]*handler.Topic{}}
+	return &viewAdapter{ctrl: ctrl, clusterID: clusterID}
 }
 
 // View implements handler.Cluster.
-func (a *viewAdapter) View() *handler.View { return a.convert(a.ctrl.Snapshot()) }
+func (a *viewAdapter) View() *handler.View { return a.wrap(a.ctrl.Snapshot()) }
 
 // WaitView implements handler.Cluster.
 func (a *viewAdapter) WaitView(ctx context.Context, cond func(*handler.View) bool) (*handler.View, error) {
-	mv, err := a.ctrl.WaitSnapshot(ctx, func(mv *controller.MetadataView) bool { return cond(a.convert(mv)) })
-	return a.convert(mv), err
+	mv, err := a.ctrl.WaitSnapshot(ctx, func(mv *controller.MetadataView) bool { return cond(a.wrap(mv)) })
+	return a.wrap(mv), err
 }
 
-func (a *viewAdapter) convert(mv *controller.MetadataView) *handler.View {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+// wrap returns the handler view of snapshot mv.
+func (a *viewAdapter) wrap(mv *controller.MetadataView) *handler.View {
 	if mv == nil {
-		return &handler.View{ControllerID: -1, ClusterID: a.clusterID}
+		return &handler.View{MetadataView: controller.MetadataView{ControllerID: -1}, ClusterID: a.clusterID}
 	}
-	var active *handler.Broker
+	var active *controller.BrokerView
 	if !mv.Active {
 		active = a.dir.activeNode(mv.ControllerID)
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	if mv == a.last && active == a.lastActive {
 		return a.view
 	}
-	v := &handler.View{
-		Active: mv.Active, ControllerID: mv.ControllerID, ClusterID: a.clusterID,
-		Self:    convertBroker(mv.Self),
-		Brokers: make([]handler.Broker, 0, len(mv.Brokers)),
-		Topics:  make(map[string]*handler.Topic, len(mv.Topics)),
+	v := &handler.View{MetadataView: *mv, ClusterID: a.clusterID}
+	if active != nil {
+		// A standby's snapshot has no brokers, so the order holds; the
+		// copy keeps the snapshot itself unchanged.
+		v.Brokers = append(append(make([]controller.BrokerView, 0, len(mv.Brokers)+1), mv.Brokers...), *active)
 	}
-	for _, b := range mv.Brokers {
-		v.Brokers = append(v.Brokers, convertBroker(b))
-	}
-	if active != nil { // a standby's view has no brokers, so the order holds
-		v.Brokers = append(v.Brokers, *active)
-	}
-	cache := make(map[*controller.TopicView]*handler.Topic, len(mv.Topics))
-	for name, tv := range mv.Topics {
-		t, ok := a.topics[tv]
-		if !ok {
-			t = convertTopic(tv)
-		}
-		cache[tv] = t
-		v.Topics[name] = t
-	}
-	a.last, a.lastActive, a.view, a.topics = mv, active, v, cache
+	a.last, a.lastActive, a.view = mv, active, v
 	return v
-}
-
-func convertBroker(b controller.BrokerView) handler.Broker {
-	return handler.Broker{ID: b.ID, Rack: b.Rack, Endpoints: b.Endpoints}
-}
-
-func convertTopic(tv *controller.TopicView) *handler.Topic {
-	t := &handler.Topic{Name: tv.Name, ID: tv.ID, Deleting: tv.Deleting, Partitions: make([]handler.Partition, len(tv.Partitions))}
-	for i, p := range tv.Partitions {
-		t.Partitions[i] = handler.Partition{
-			ID: p.Partition, Leader: p.Leader, LeaderEpoch: p.LeaderEpoch,
-			Replicas: p.Replicas, ISR: p.ISR, Offline: p.Offline,
-			Adding: p.Adding, Removing: p.Removing,
-			ELR: p.ELR, LastKnownELR: p.LastKnownELR,
-		}
-	}
-	return t
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/security/sasl"
@@ -49,7 +50,7 @@ func (a *fakeAdmin) MarkTopicForDeletion(_ context.Context, topic string, dryRun
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	v := *a.views.View()
-	v.Topics = map[string]*handler.Topic{}
+	v.Topics = map[string]*controller.TopicView{}
 	for n, t := range a.views.View().Topics {
 		if n == topic {
 			c := *t
@@ -116,13 +117,13 @@ func newAuthzEnv(t *testing.T, bindings []Binding, opts Options) *authzEnv {
 	}
 	port := int32(ln.Addr().(*net.TCPAddr).Port)
 	ep := []znodes.Endpoint{{Listener: "SASL_PLAINTEXT", Host: "127.0.0.1", Port: port, SecurityProtocol: "SASL_PLAINTEXT"}}
-	views := handler.NewViews(&handler.View{
-		Active: true, ControllerID: selfID, ClusterID: "authz-cluster",
-		Self:    handler.Broker{ID: selfID, Endpoints: ep},
-		Brokers: []handler.Broker{{ID: 1, Endpoints: ep}},
-		Topics: map[string]*handler.Topic{"orders": {Name: "orders", ID: znodes.UUID{15: 1}, Partitions: []handler.Partition{
-			{ID: 0, Leader: 1, LeaderEpoch: 0, Replicas: []int32{1}, ISR: []int32{1}}}}},
-	})
+	views := handler.NewViews(&handler.View{ClusterID: "authz-cluster", MetadataView: controller.MetadataView{
+		Active: true, ControllerID: selfID,
+		Self:    controller.BrokerView{ID: selfID, Endpoints: ep},
+		Brokers: []controller.BrokerView{{ID: 1, Endpoints: ep}},
+		Topics: map[string]*controller.TopicView{"orders": {Name: "orders", ID: znodes.UUID{15: 1}, Partitions: []controller.PartitionView{
+			{Partition: 0, Leader: 1, LeaderEpoch: 0, Replicas: []int32{1}, ISR: []int32{1}}}}},
+	}})
 	cfg := config.Default()
 	cfg.NodeID = selfID
 	h, err := handler.New(handler.Options{Cluster: views, Admin: &fakeAdmin{views: views}, Elector: noElections{},

@@ -330,6 +330,21 @@ func (h *harness) holdsLeaderless(t *testing.T, ctx context.Context, topic strin
 	}
 }
 
+// waitMetric waits until kzadmind's metric name satisfies ok: counters
+// move just after the state write a test sees in ZooKeeper.
+func (h *harness) waitMetric(t *testing.T, ctx context.Context, name string, ok func(float64) bool) {
+	t.Helper()
+	err := pollUntil(ctx, 10*time.Second, 20*time.Millisecond, func() error {
+		if v := h.metric(t, name); !ok(v) {
+			return fmt.Errorf("%s = %v", name, v)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // pollUntil runs check every interval until it returns nil, for at most
 // timeout; the error names the last failure.
 func pollUntil(ctx context.Context, timeout, interval time.Duration, check func() error) error {

@@ -79,7 +79,7 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 		e.reply <- createTopicsReply{err: err}
 		return err
 	case errors.As(err, &me) && me.Index >= len(e.ops):
-		c.log.Warn().Err(err).Msg("new topics' partition znodes do not fit in their create; creating the topics alone")
+		c.log.Warn().Err(err).Msg("the new topics' partition znodes failed in their create; creating the topics alone")
 		return c.createPlain(e)
 	case errors.Is(err, zkadmin.ErrConnectionLoss) && c.createLanded(ls, e.topics[0]):
 	default:

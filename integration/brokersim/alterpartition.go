@@ -58,11 +58,14 @@ func (b *Broker) controllerLocked() (int32, string) {
 
 // caughtUpLocked reports whether a follower would be in sync.
 func (b *Broker) caughtUpLocked(id int32) bool {
-	state, sibling := b.cluster.followerState(id)
-	if sibling {
-		return state == fetchOK
-	}
 	_, live := b.cache.liveBroker(id)
+	if state, sibling := b.cluster.followerState(id); sibling {
+		// A restarted follower fetches only once the controller has told
+		// it its replicas, which it does after registering it: until the
+		// leader's metadata lists it, it cannot have caught up. (Proposing
+		// it earlier only earns INELIGIBLE_REPLICA.)
+		return state == fetchOK && live
+	}
 	return live
 }
 

@@ -124,7 +124,11 @@ func TestControllerFallbackAddr(t *testing.T) {
 	b := c.Broker(1)
 	noID := leaderWithISR(1, 0)
 	noID.topicID = znodes.UUID{}
-	dialBroker(t, b).send(lairReq(b.Epoch(), 1, noID))
+	cc := dialBroker(t, b)
+	// The brokers are live in the cache (so the followers can join the
+	// ISR), the controller is not.
+	cc.send(umReq(b.Epoch(), 1, -1, brokerEntries(c.Brokers()...)))
+	cc.send(lairReq(b.Epoch(), 1, noID))
 	req := fake.waitAlters(t, 1)[0]
 	if req.Version != 1 || req.Topics[0].Topic != "foo" || !slices.Equal(alterISR(req.Topics[0].Partitions[0]), []int32{1, 2, 3}) {
 		t.Fatalf("AlterPartition: %+v", req)

@@ -5,13 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 
-	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/security/acl"
@@ -57,11 +55,7 @@ func brokerAPIs(ctx context.Context, t *testing.T, send func(kmsg.Request) kmsg.
 func TestBrokerAPIsNeedClusterAction(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	conf := config.Default()
-	conf.Dev = true
-	conf.NodeID = config.DevNodeID
-	conf.HTTPListen = ""
-	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1"}, {Name: "SASL_PLAINTEXT", Host: "127.0.0.1"}}
+	conf := devConf("PLAINTEXT", "SASL_PLAINTEXT")
 	conf.Props = map[string]string{
 		"sasl.enabled.mechanisms": "PLAIN",
 		"listener.name.sasl_plaintext.plain.sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required ` +
@@ -70,23 +64,9 @@ func TestBrokerAPIsNeedClusterAction(t *testing.T) {
 		"authorizer.class.name":                     "kafka.security.authorizer.AclAuthorizer",
 		"super.users":                               "User:ANONYMOUS",
 	}
-	if err := conf.Validate(); err != nil {
-		t.Fatalf("config refused: %v", err)
-	}
-	d, err := Start(ctx, conf, Options{}, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := d.Stop(stopCtx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	waitBrokers(ctx, t, d, 3)
+	d := startDev(ctx, t, conf)
 	cluster := acl.Pattern{Type: acl.ResourceCluster, Name: acl.ClusterName, PatternType: acl.PatternLiteral}
-	err = acl.NewStore(d.zk).Add(ctx, []acl.Binding{
+	err := acl.NewStore(d.zk).Add(ctx, []acl.Binding{
 		{Pattern: cluster, Entry: acl.Entry{Principal: "User:broker", Host: "*", Operation: acl.OpClusterAction, Permission: acl.PermissionAllow}},
 		{Pattern: cluster, Entry: acl.Entry{Principal: "User:broker", Host: "*", Operation: acl.OpIdempotentWrite, Permission: acl.PermissionAllow}},
 		{Pattern: acl.Pattern{Type: acl.ResourceTopic, Name: "orders-", PatternType: acl.PatternPrefixed},

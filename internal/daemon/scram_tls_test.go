@@ -6,12 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
-	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/internal/testpki"
 	kscram "github.com/kzadmin/kzadmin/security/scram"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -34,32 +32,14 @@ func TestKadmSCRAMOverTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := config.Default()
-	conf.Dev = true
-	conf.NodeID = config.DevNodeID
-	conf.HTTPListen = ""
-	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1"}, {Name: "SASL_SSL", Host: "127.0.0.1"}}
+	conf := devConf("PLAINTEXT", "SASL_SSL")
 	conf.Props = map[string]string{
 		"sasl.enabled.mechanisms":                   "SCRAM-SHA-512",
 		"ssl.keystore.type":                         "PEM",
 		"ssl.keystore.location":                     stores.Keystore,
 		"connection.failed.authentication.delay.ms": "0",
 	}
-	if err := conf.Validate(); err != nil {
-		t.Fatalf("config refused: %v", err)
-	}
-	d, err := Start(ctx, conf, Options{}, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := d.Stop(stopCtx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	waitBrokers(ctx, t, d, 3)
+	d := startDev(ctx, t, conf)
 
 	cred, err := kscram.NewCredential(kscram.SHA512, "alice-secret", 4096)
 	if err != nil {

@@ -6,13 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
-
-	"github.com/kzadmin/kzadmin/config"
 )
 
 // TestSecuredListeners runs kzadmind (dev mode) with a SASL_PLAINTEXT
@@ -23,11 +20,7 @@ import (
 func TestSecuredListeners(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	conf := config.Default()
-	conf.Dev = true
-	conf.NodeID = config.DevNodeID
-	conf.HTTPListen = ""
-	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1"}, {Name: "SASL_PLAINTEXT", Host: "127.0.0.1"}}
+	conf := devConf("PLAINTEXT", "SASL_PLAINTEXT")
 	conf.Props = map[string]string{
 		"sasl.enabled.mechanisms": "PLAIN",
 		"listener.name.sasl_plaintext.plain.sasl.jaas.config": `org.apache.kafka.common.security.plain.PlainLoginModule required ` +
@@ -37,22 +30,7 @@ func TestSecuredListeners(t *testing.T) {
 		"super.users":                               "User:admin",
 		"allow.everyone.if.no.acl.found":            "false",
 	}
-	if err := conf.Validate(); err != nil {
-		t.Fatalf("config refused: %v", err)
-	}
-	log := zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel)
-	d, err := Start(ctx, conf, Options{}, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := d.Stop(stopCtx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	waitBrokers(ctx, t, d, 3)
+	d := startDev(ctx, t, conf)
 
 	saslAddr := d.ListenerAddr("SASL_PLAINTEXT")
 	client := func(addr string, opts ...kgo.Opt) *kadm.Client {

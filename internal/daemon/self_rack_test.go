@@ -4,10 +4,6 @@ import (
 	"context"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
-
-	"github.com/kzadmin/kzadmin/config"
 )
 
 // TestMetadataGivesControllerARack: in dev mode every simulated broker has
@@ -17,23 +13,8 @@ import (
 func TestMetadataGivesControllerARack(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	conf := config.Default()
-	conf.Dev = true
-	conf.NodeID = config.DevNodeID
-	conf.HTTPListen = ""
-	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1"}}
-	d, err := Start(ctx, conf, Options{}, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := d.Stop(stopCtx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	waitBrokers(ctx, t, d, 3)
+	conf := devConf("PLAINTEXT")
+	d := startDev(ctx, t, conf)
 	racks := map[int32]string{}
 	lowest := int32(-1)
 	for _, b := range metadataFrom(ctx, t, d.ListenerAddr("PLAINTEXT")).Brokers {

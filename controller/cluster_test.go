@@ -93,6 +93,27 @@ func (sc *simCluster) waitBrokerRole(t testing.TB, id int32, topic string, p int
 	}
 }
 
+// restartBrokers restarts the simulated brokers ids and waits until the
+// controller's snapshot lists them all, which it publishes after handling
+// the broker change (its elections included).
+func (sc *simCluster) restartBrokers(t testing.TB, ids ...int32) {
+	t.Helper()
+	for _, id := range ids {
+		if err := sc.sim.Broker(id).Restart(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, fmt.Sprintf("brokers %v registered", ids), func() bool {
+		listed := 0
+		for _, b := range sc.ctl.c.Snapshot().Brokers {
+			if slices.Contains(ids, b.ID) {
+				listed++
+			}
+		}
+		return listed == len(ids)
+	})
+}
+
 var threeParts = map[int32][]int32{0: {1, 2, 3}, 1: {2, 3, 1}, 2: {3, 1, 2}}
 
 // TestNewTopic: an admin writes only the assignment; the controller gives

@@ -51,13 +51,7 @@ func leaderlessWithLiveReplica(t *testing.T, sc *simCluster) {
 	sc.waitState(t, "foo", 0, "isr 1", func(s election.LeaderAndIsr) bool { return slices.Equal(s.ISR, []int32{1}) })
 	sc.sim.Broker(1).Kill()
 	sc.waitState(t, "foo", 0, "leaderless", func(s election.LeaderAndIsr) bool { return s.Leader == election.NoLeader })
-	if err := sc.sim.Broker(2).Restart(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	// The view is published after the broker change, election included.
-	waitFor(t, "broker 2 registered", func() bool {
-		return slices.ContainsFunc(sc.ctl.c.Snapshot().Brokers, func(b BrokerView) bool { return b.ID == 2 })
-	})
+	sc.restartBrokers(t, 2)
 	if st := readState(t, sc.obs, "foo", 0); st.Leader != election.NoLeader {
 		t.Fatalf("elected %d with unclean election off", st.Leader)
 	}
@@ -150,12 +144,7 @@ func TestConfigChangeRestartsRecovery(t *testing.T) {
 		c.UncleanRecoveryStrategy = config.RecoveryNone
 	}, prober), 1, 2, 3)
 	elrLastStanding(t, sc)
-	if err := sc.sim.Broker(3).Restart(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "broker 3 registered", func() bool {
-		return slices.ContainsFunc(sc.ctl.c.Snapshot().Brokers, func(b BrokerView) bool { return b.ID == 3 })
-	})
+	sc.restartBrokers(t, 3)
 	if st := readState(t, sc.obs, "foo", 0); st.Leader != election.NoLeader {
 		t.Fatalf("None elected %d", st.Leader)
 	}

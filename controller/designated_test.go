@@ -111,12 +111,7 @@ func TestDesignatedManualRecovery(t *testing.T) {
 		c.UncleanRecoveryStrategy = config.RecoveryNone
 	}, prober), 1, 2, 3)
 	elrLastStanding(t, sc)
-	if err := sc.sim.Broker(3).Restart(testCtx(t)); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "broker 3 registered", func() bool {
-		return slices.ContainsFunc(sc.ctl.c.Snapshot().Brokers, func(b BrokerView) bool { return b.ID == 3 })
-	})
+	sc.restartBrokers(t, 3)
 	got := designate(t, sc.ctl.c, 0, map[string][][2]int32{"foo": {{0, 2}}})
 	wantElectCode(t, got, "foo-0", kerr.EligibleLeadersNotAvailable.Code, "not live")
 	if st := readState(t, sc.obs, "foo", 0); st.Leader != election.NoLeader {

@@ -60,20 +60,7 @@ func TestUncleanRecoveryAggressiveHearsEveryLiveReplica(t *testing.T) {
 	sc.sim.Broker(1).Kill()
 	sc.waitState(t, "foo", 0, "leaderless", func(s election.LeaderAndIsr) bool { return s.Leader == election.NoLeader })
 	sc.sim.Broker(4).Kill()
-	for _, id := range []int32{2, 3} {
-		if err := sc.sim.Broker(id).Restart(testCtx(t)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	waitFor(t, "brokers 2 and 3 registered", func() bool {
-		n := 0
-		for _, b := range sc.ctl.c.Snapshot().Brokers {
-			if b.ID == 2 || b.ID == 3 {
-				n++
-			}
-		}
-		return n == 2
-	})
+	sc.restartBrokers(t, 2, 3)
 	if st := readState(t, sc.obs, "foo", 0); st.Leader != election.NoLeader {
 		t.Fatalf("None elected %d", st.Leader)
 	}

@@ -298,11 +298,10 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onElectLeaders(e)
 	case *createTopicsEvent:
 		return c.onCreateTopics(e)
-	case *watchCreatedEvent:
-		if e.gen != c.leader {
-			return nil // a new leadership read everything afresh
-		}
-		return c.watchCreated(e.gen, e.topics)
+	case *createdWatchEvent:
+		return c.onCreatedWatch(e)
+	case *topicListEvent:
+		return c.onTopicList(e)
 	case deletionInput:
 		return c.onDeletionInput(e)
 	case *alterReassignmentsEvent:
@@ -368,7 +367,8 @@ func (c *Controller) onWatch(ctx context.Context, e *watchEvent) error {
 	case path == znodes.BrokerIDsPath:
 		return c.onBrokerChange(c.leader)
 	case path == znodes.TopicsPath:
-		return c.afterTopicChange(c.leader, c.onTopicChange(c.leader))
+		c.listTopicsAsync(c.leader)
+		return nil
 	case path == znodes.DeleteTopicsPath:
 		return c.onDeleteTopicsChange(c.leader)
 	case path == znodes.PreferredReplicaElectionPath:

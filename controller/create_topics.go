@@ -94,21 +94,22 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 		res = res[:len(e.ops)]
 	}
 	e.reply <- createTopicsReply{res: res}
-	// Arming the topics' watches is a read: it runs as the next event, so
-	// that this one's snapshot, which the creator waits for, goes out
-	// first.
-	c.queue.push(&watchCreatedEvent{gen: ls, topics: e.topics})
+	// Arming the topics' watches is a read: it runs off the loop, so that
+	// this event's snapshot, which the creator waits for, goes out first
+	// and the next create is not held back.
+	c.watchCreatedAsync(ls, e.topics)
 	return nil
 }
 
-// watchCreatedEvent arms the data watches of topics a create multi made
-// (watchCreated), in the leadership gen that made them.
-type watchCreatedEvent struct {
+// createdWatchEvent carries the reads that armed the data watches of
+// topics a create multi made, in the leadership that made them.
+type createdWatchEvent struct {
 	gen    *leaderState
 	topics []zkadmin.PlannedTopic
+	reads  []zkadmin.GetResult
 }
 
-func (*watchCreatedEvent) state() State { return StateTopicChange }
+func (*createdWatchEvent) state() State { return StateTopicChange }
 
 // createPlain applies the Admin's ops alone, as the Admin would; the
 // topics then come online through the ordinary path.
@@ -190,23 +191,46 @@ func (c *Controller) adoptCreated(ls *leaderState, topics []zkadmin.PlannedTopic
 	for i, t := range topics {
 		names[i] = t.Name
 	}
+	ls.creates.add(names)
 	c.log.Info().Strs("topics", names).Int("partitions", len(tps)).Int("offline", len(failed)).
 		Msg("new topics created with their partition states")
 }
 
-// watchCreated arms the data watch on each new topic's znode, as the
-// ordinary path's read does (partition additions arrive through it). A
-// znode already changed since the create is handled as a modification.
-func (c *Controller) watchCreated(ls *leaderState, topics []zkadmin.PlannedTopic) error {
+// watchCreatedAsync reads each new topic's znode off the loop, arming
+// its data watch as the ordinary path's read does (partition additions
+// arrive through it), and queues the reads (onCreatedWatch). The watches
+// count as armed meanwhile, so no read on the loop arms a second one.
+func (c *Controller) watchCreatedAsync(ls *leaderState, topics []zkadmin.PlannedTopic) {
 	paths := make([]string, len(topics))
 	for i, t := range topics {
 		paths[i] = znodes.TopicPath(t.Name)
+		ls.watches.armed[watchKey{paths[i], watchData}] = true
 	}
-	for i, r := range ls.watches.getMany(ls.ctx, c.zk, paths, c.inFlight) {
+	ls.wg.Go(func() {
+		reads := c.zk.GetManyW(ls.ctx, paths, c.inFlight)
+		c.queue.push(&createdWatchEvent{gen: ls, topics: topics, reads: reads})
+	})
+}
+
+// onCreatedWatch takes the watches watchCreatedAsync armed. A topic whose
+// znode changed since its create, or whose read failed, is handled as a
+// modification (which re-reads it, arming the watch).
+func (c *Controller) onCreatedWatch(e *createdWatchEvent) error {
+	ls := e.gen
+	if ls != c.leader {
+		return nil // a new leadership read everything afresh
+	}
+	for i, r := range e.reads {
+		key := watchKey{r.Path, watchData}
+		if r.Watch == nil {
+			ls.watches.fired(key)
+		} else {
+			ls.watches.forward(key, r.Watch)
+		}
 		if r.Err == nil && r.Stat.Version == 0 {
 			continue
 		}
-		if err := c.onPartitionModifications(ls, topics[i].Name); err != nil {
+		if err := c.onPartitionModifications(ls, e.topics[i].Name); err != nil {
 			return err
 		}
 	}

@@ -41,6 +41,9 @@ type leaderState struct {
 
 	// gauges are the partition gauges' per-topic counts (gauges.go).
 	gauges gaugeCounts
+
+	// creates numbers the create multis applied (topic_list.go).
+	creates createdTopics
 }
 
 func (c *Controller) newLeaderState(ctx context.Context, epoch, zkVersion int32, sess *zkadmin.Session) (*leaderState, error) {

@@ -12,22 +12,35 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// onTopicChange handles a change of /brokers/topics's children: new topics
-// get their partitions created and brought online.
+// onTopicChange handles a change of /brokers/topics's children read on the
+// loop: new topics get their partitions created and brought online. A
+// watch firing lists the children off the loop instead (topic_list.go).
 func (c *Controller) onTopicChange(ls *leaderState) error {
 	names, err := ls.watches.children(ls.ctx, c.zk, znodes.TopicsPath)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", znodes.TopicsPath, err)
 	}
+	return c.applyTopicList(ls, names, ls.creates.seq)
+}
+
+// applyTopicList brings the context in line with names, a listing of
+// /brokers/topics sent after the create multis numbered up to listedSeq
+// had been applied (createdTopics): topics not in the context are read
+// and brought online, topics missing from the listing leave the context,
+// except those a later create multi made, which the listing may predate.
+func (c *Controller) applyTopicList(ls *leaderState, names []string, listedSeq uint64) error {
+	ls.creates.listed(listedSeq)
 	cc := ls.cc
+	listed := make(map[string]bool, len(names))
 	var fresh []string
 	for _, n := range names {
+		listed[n] = true
 		if cc.topics[n] == nil {
 			fresh = append(fresh, n)
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(cc.topics)) {
-		if !slices.Contains(names, n) {
+		if !listed[n] && !ls.creates.newerThanListing(n) {
 			// Normally after our own deletion; otherwise removed behind
 			// the controller's back.
 			cc.removeTopic(n)

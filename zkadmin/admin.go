@@ -56,6 +56,9 @@ type Admin struct {
 	// knownBrokers are the brokers the last cluster read listed, whose
 	// registrations the next read fetches alongside the listing.
 	knownBrokers *brokerList
+	// listing is the last listing of /brokers/topics the create path
+	// read or left (topic_listing.go).
+	listing *listingMemo
 }
 
 // NewAdmin returns an Admin working through c.
@@ -70,7 +73,8 @@ func NewAdmin(c *Client, opts AdminOptions) *Admin {
 	if opts.TopicIDs == nil {
 		opts.TopicIDs = rand.Reader
 	}
-	return &Admin{zk: c, cfg: cfg, opts: opts, topics: newTopicCache(), knownBrokers: &brokerList{}}
+	return &Admin{zk: c, cfg: cfg, opts: opts, topics: newTopicCache(), knownBrokers: &brokerList{},
+		listing: &listingMemo{}}
 }
 
 // Client returns the ZooKeeper client the Admin works through.

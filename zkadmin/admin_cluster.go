@@ -18,6 +18,8 @@ type Cluster struct {
 	// partition limits (see the package doc).
 	TopicsExist   bool
 	TopicsVersion int32
+	// topicsCversion is its children version, as of TopicNames.
+	topicsCversion int32
 	// TopicNames lists every child of /brokers/topics, sorted.
 	TopicNames []string
 	// Topics are the topics read (all of TopicNames, or those asked for),
@@ -104,6 +106,35 @@ type Topic struct {
 	// Partitions are the assigned partitions in id order, with their state
 	// when ReadOptions.States asked for it.
 	Partitions []Partition
+
+	// replicaCounts are Assignment's replicas by broker, counted once
+	// when the topic is decoded (nil: not counted, or no replicas): the
+	// create path sums them over every topic for each batch, which
+	// walking every partition made cost milliseconds at 100k partitions.
+	replicaCounts []brokerReplicas
+}
+
+// brokerReplicas is how many replicas of a topic one broker holds.
+type brokerReplicas struct {
+	broker int32
+	count  int
+}
+
+// countReplicas fills t.replicaCounts from t.Assignment.
+func (t *Topic) countReplicas() {
+	t.replicaCounts = nil
+	for _, replicas := range t.Assignment.Partitions {
+	next:
+		for _, b := range replicas {
+			for i := range t.replicaCounts {
+				if t.replicaCounts[i].broker == b {
+					t.replicaCounts[i].count++
+					continue next
+				}
+			}
+			t.replicaCounts = append(t.replicaCounts, brokerReplicas{broker: b, count: 1})
+		}
+	}
 }
 
 // Partition is one partition's assignment and state.
@@ -162,8 +193,14 @@ func (c *Cluster) PlacementBrokers() []placement.Broker {
 func (c *Cluster) ReplicaCounts() (perBroker map[int32]int, partitions int) {
 	perBroker = map[int32]int{}
 	for _, t := range c.Topics {
+		partitions += len(t.Assignment.Partitions)
+		if t.replicaCounts != nil {
+			for _, r := range t.replicaCounts {
+				perBroker[r.broker] += r.count
+			}
+			continue
+		}
 		for _, replicas := range t.Assignment.Partitions {
-			partitions++
 			for _, b := range replicas {
 				perBroker[b]++
 			}

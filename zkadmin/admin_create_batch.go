@@ -311,16 +311,21 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 				version++
 			}
 		case isConflict(err):
+			a.listing.set(nil)
 			a.opts.Logger.Debug().Err(err).Int("attempt", attempt).Int("topics", len(chunk)).
 				Msg("create topics lost a race; re-reading")
 			return slices.Concat(chunks[i:]...), err, nil
 		default:
+			a.listing.set(nil)
 			var failed []*pendingTopic
 			for _, ch := range chunks[i:] {
 				failed = append(failed, ch...)
 			}
 			return nil, nil, failAll(out, failed, err)
 		}
+	}
+	if c.TopicsExist && len(created) > 0 {
+		a.listing.set(c.listingAfter(created))
 	}
 	return nil, nil, nil
 }

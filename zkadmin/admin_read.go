@@ -30,7 +30,7 @@ type ReadOptions struct {
 // phase as one pipelined batch. Decode failures are kept per item; only a
 // failure to talk to ZooKeeper fails the call.
 func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, error) {
-	c, side, err := a.readHead(ctx, opts.AllTopics)
+	c, side, err := a.readHead(ctx, opts.AllTopics, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -62,16 +62,20 @@ func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, er
 // dynamic defaults. The version of /brokers/topics is read before any
 // assignment: a creator that commits after this read bumps it and so fails
 // our fenced multi, and one that committed before is in what we read next.
-func (a *Admin) readHead(ctx context.Context, allTopics bool) (*Cluster, sideReads, error) {
+//
+// known, when set, is an earlier listing of /brokers/topics (see
+// topicListing): a stat read stands in for the listing when the children
+// have not changed since.
+func (a *Admin) readHead(ctx context.Context, allTopics bool, known *topicListing) (*Cluster, sideReads, error) {
 	c := &Cluster{Controller: -1, BrokerDefaultsVersion: -1, AllTopics: allTopics, byName: map[string]*Topic{}}
 	var side sideReads
 	var wg sync.WaitGroup
 	wg.Go(func() { side = a.readSide(ctx) })
-	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)
+	names, st, err := a.listTopics(ctx, known)
 	wg.Wait()
 	switch {
 	case err == nil:
-		c.TopicsExist, c.TopicsVersion = true, st.Version
+		c.TopicsExist, c.TopicsVersion, c.topicsCversion = true, st.Version, st.Cversion
 	case errors.Is(err, ErrNoNode):
 		c.TopicsVersion = -1
 	default:
@@ -80,7 +84,6 @@ func (a *Admin) readHead(ctx context.Context, allTopics bool) (*Cluster, sideRea
 	if err := side.apply(c); err != nil {
 		return nil, side, fmt.Errorf("read cluster: %w", err)
 	}
-	sort.Strings(names)
 	c.TopicNames = names
 	c.Config, c.ConfigErr = a.cfg.WithDynamic(c.BrokerDefaults)
 	return c, side, nil
@@ -314,6 +317,7 @@ func newTopic(name string, r GetResult, marked bool) (*Topic, error) {
 		return t, nil
 	}
 	t.Assignment = asg
+	t.countReplicas()
 	for _, p := range asg.PartitionIDs() {
 		t.Partitions = append(t.Partitions, Partition{ID: p, Replicas: asg.Partitions[p],
 			Adding: asg.AddingReplicas[p], Removing: asg.RemovingReplicas[p]})

@@ -186,9 +186,12 @@ func (tc *topicCache) len() int {
 // and those read are read with a watch and cached. The Cluster's Topics
 // may be shared with other reads: callers must not change them.
 func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
-	c, side, err := a.readHead(ctx, true)
+	c, side, err := a.readHead(ctx, true, a.listing.get())
 	if err != nil {
 		return nil, err
+	}
+	if c.TopicsExist {
+		a.listing.set(&topicListing{names: c.TopicNames, cversion: c.topicsCversion})
 	}
 	sessionEvents, err := a.zk.syncEvents(ctx)
 	if err != nil {

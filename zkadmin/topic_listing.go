@@ -1,0 +1,82 @@
+package zkadmin
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// Listing /brokers/topics is the one read of the create path that grows
+// with the cluster, and the controller lists it too after every create (its
+// child watch fires), so at a few thousand topics the two listings were
+// the larger part of a small create. But a listing stays exact for as long
+// as the children version (Cversion) of /brokers/topics does not move:
+// every child created or deleted, by any writer, bumps it by one. So the
+// create path keeps the last listing it read, and after each of its own
+// multis the listing those multis leave (the names added, the version
+// moved by their count). The next round reads the znode's stat instead of
+// its children and uses the kept names when the children version is the
+// one expected; any other writer's create or delete in between moves the
+// version past it, and the round lists the children as before.
+//
+// The stat read is a read like the listing: it is the round's fence read
+// (the version of /brokers/topics the multi expects comes from it), and the
+// topic cache's event barrier follows it as it followed the listing.
+
+// topicListing is the children of /brokers/topics, sorted, as of children
+// version cversion. It is never changed once made.
+type topicListing struct {
+	names    []string
+	cversion int32
+}
+
+// listingMemo holds the Admin's last topicListing; safe for concurrent use.
+type listingMemo struct {
+	mu   sync.Mutex
+	last *topicListing
+}
+
+func (m *listingMemo) get() *topicListing {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last
+}
+
+func (m *listingMemo) set(l *topicListing) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.last = l
+}
+
+// listTopics lists /brokers/topics, sorted, with its stat. With known, a
+// stat read comes first, and known's names are returned when the children
+// version matches.
+func (a *Admin) listTopics(ctx context.Context, known *topicListing) ([]string, Stat, error) {
+	if known != nil {
+		ok, st, err := a.zk.Exists(ctx, znodes.TopicsPath)
+		switch {
+		case err != nil:
+			return nil, st, err
+		case !ok:
+			return nil, st, ErrNoNode
+		case st.Cversion == known.cversion:
+			return known.names, st, nil
+		}
+	}
+	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)
+	sort.Strings(names)
+	return names, st, err
+}
+
+// listingAfter is the listing c's round leaves once its multis created
+// the topics created (and nothing else changed the children).
+func (c *Cluster) listingAfter(created []string) *topicListing {
+	names := make([]string, 0, len(c.TopicNames)+len(created))
+	names = append(names, c.TopicNames...)
+	names = append(names, created...)
+	slices.Sort(names)
+	return &topicListing{names: slices.Compact(names), cversion: c.topicsCversion + int32(len(created))}
+}

@@ -1,0 +1,69 @@
+package zkadmin
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// TestCreateKeepsTheListingItsMultisLeave: after a create, the Admin holds
+// the listing its multi left, and the next round takes it from a stat read
+// instead of listing the children (a kept listing with a planted name
+// comes back as it is while the children version matches).
+func TestCreateKeepsTheListingItsMultisLeave(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	mustCreateTopic(t, e.admin, e, "a", 1)
+	out := e.createBatch(batchReqs("b", 3, one, func(int) int16 { return 1 }))
+	for _, o := range out {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	kept := e.admin.listing.get()
+	if kept == nil {
+		t.Fatal("no listing kept after a create")
+	}
+	names, st, err := e.zk.Children(e.ctx, znodes.TopicsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(names)
+	if !slices.Equal(kept.names, names) || kept.cversion != st.Cversion {
+		t.Fatalf("kept listing %v at children version %d, znode has %v at %d", kept.names, kept.cversion, names, st.Cversion)
+	}
+
+	planted := &topicListing{names: []string{"planted"}, cversion: st.Cversion}
+	got, _, err := e.admin.listTopics(e.ctx, planted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, planted.names) {
+		t.Errorf("children version unchanged: got %v, want the kept listing %v", got, planted.names)
+	}
+	stale := &topicListing{names: []string{"planted"}, cversion: st.Cversion - 1}
+	if got, _, _ := e.admin.listTopics(e.ctx, stale); !slices.Equal(got, names) {
+		t.Errorf("children version moved: got %v, want the znode's children %v", got, names)
+	}
+}
+
+// TestCreateCountsForeignTopicsAfterOwnCreates: a topic created behind the
+// Admin's back, by a writer that does not bump the fence (Kafka's tools, a
+// broker's auto-create), between two of its creates is counted by the
+// second one: it moved the children version, so the kept listing is not
+// used.
+func TestCreateCountsForeignTopicsAfterOwnCreates(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, limitsConfig(0, 12))
+	foreign := connect(t, Options{Chroot: e.chroot})
+	mustCreateTopic(t, e.admin, e, "a", 5)
+	writeForeignTopic(t, e, foreign, "foreign", 5) // 10 of 12
+	_, err := e.admin.CreateTopic(e.ctx, CreateTopicRequest{Topic: "b", Partitions: 3, ReplicationFactor: 1})
+	wantKind(t, err, KindPartitionLimit)
+	mustCreateTopic(t, e.admin, e, "b", 2) // 12 of 12
+
+	// A foreign delete moves the children version too: a's 5 are free.
+	if err := foreign.Delete(e.ctx, znodes.TopicPath("a"), AnyVersion); err != nil {
+		t.Fatal(err)
+	}
+	mustCreateTopic(t, e.admin, e, "c", 5)
+}

@@ -302,6 +302,9 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onCreatedWatch(e)
 	case *topicListEvent:
 		return c.onTopicList(e)
+	case *topicRefreshEvent:
+		c.onTopicRefresh(e)
+		return nil
 	case deletionInput:
 		return c.onDeletionInput(e)
 	case *alterReassignmentsEvent:
@@ -367,7 +370,8 @@ func (c *Controller) onWatch(ctx context.Context, e *watchEvent) error {
 	case path == znodes.BrokerIDsPath:
 		return c.onBrokerChange(c.leader)
 	case path == znodes.TopicsPath:
-		c.listTopicsAsync(c.leader)
+		c.leader.refresh.listDue = true
+		c.refreshTopics(c.leader)
 		return nil
 	case path == znodes.DeleteTopicsPath:
 		return c.onDeleteTopicsChange(c.leader)

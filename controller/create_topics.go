@@ -96,8 +96,9 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 	e.reply <- createTopicsReply{res: res}
 	// Arming the topics' watches is a read: it runs off the loop, so that
 	// this event's snapshot, which the creator waits for, goes out first
-	// and the next create is not held back.
-	c.watchCreatedAsync(ls, e.topics)
+	// and the next create is not held back (topic_list.go).
+	ls.refresh.unwatched = append(ls.refresh.unwatched, e.topics...)
+	c.refreshTopics(ls)
 	return nil
 }
 

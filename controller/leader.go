@@ -42,8 +42,10 @@ type leaderState struct {
 	// gauges are the partition gauges' per-topic counts (gauges.go).
 	gauges gaugeCounts
 
-	// creates numbers the create multis applied (topic_list.go).
+	// creates numbers the create multis applied, and refresh holds the
+	// reads owed after them (topic_list.go).
 	creates createdTopics
+	refresh topicRefresh
 }
 
 func (c *Controller) newLeaderState(ctx context.Context, epoch, zkVersion int32, sess *zkadmin.Session) (*leaderState, error) {

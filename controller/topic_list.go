@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"time"
+
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -12,7 +14,9 @@ import (
 // reads took longer than the create and held back the next one. So a
 // firing lists the children off the loop, and the loop applies the
 // listing when it arrives (topicListEvent), and the new topics' data
-// watches are armed the same way (createdWatchEvent).
+// watches are armed the same way (createdWatchEvent); while the firings
+// come from our own creates, these reads go out at most once per
+// topicRefreshInterval (topicRefresh).
 //
 // A listing taken off the loop may predate a create multi the loop
 // applied while it was in flight, so it may lack topics that exist:
@@ -56,6 +60,68 @@ func (t *createdTopics) listed(listedSeq uint64) {
 func (t *createdTopics) newerThanListing(name string) bool {
 	_, ok := t.recent[name]
 	return ok
+}
+
+// topicRefreshInterval is how often, at most, the controller re-lists
+// /brokers/topics and arms new topics' data watches while the firings come
+// from topics it creates itself: a client creating a few topics at a time
+// makes one firing per request, and each listing is as long as the
+// cluster. A firing with no create of ours since the last listing (another
+// writer's topic) is listed at once, so another writer's topic waits at
+// most this long, and only while we create topics ourselves.
+const topicRefreshInterval = 100 * time.Millisecond
+
+// topicRefresh is the reads the controller owes after its own creates
+// (see refreshTopics).
+type topicRefresh struct {
+	listDue   bool                   // the child watch fired and no listing is sent yet
+	unwatched []zkadmin.PlannedTopic // created topics whose data watch is not armed yet
+	last      time.Time              // when the last reads were sent
+	listedSeq uint64                 // createdTopics.seq when the last listing was sent
+	scheduled bool                   // a topicRefreshEvent is on its way
+}
+
+// topicRefreshEvent sends the reads refreshTopics put off.
+type topicRefreshEvent struct{ gen *leaderState }
+
+func (*topicRefreshEvent) state() State { return StateTopicChange }
+
+// refreshTopics sends the reads owed (the listing after a firing, the new
+// topics' watch reads), or, when they follow our own creates and the last
+// ones went out less than topicRefreshInterval ago, schedules them.
+func (c *Controller) refreshTopics(ls *leaderState) {
+	r := &ls.refresh
+	if r.listDue && ls.watches.armed[watchKey{znodes.TopicsPath, watchChildren}] {
+		r.listDue = false // a listing on the loop re-armed it meanwhile
+	}
+	if !r.listDue && len(r.unwatched) == 0 {
+		return
+	}
+	foreign := r.listDue && ls.creates.seq == r.listedSeq
+	if wait := topicRefreshInterval - time.Since(r.last); wait > 0 && !foreign {
+		if !r.scheduled {
+			r.scheduled = true
+			time.AfterFunc(wait, func() { c.queue.push(&topicRefreshEvent{gen: ls}) })
+		}
+		return
+	}
+	r.last = time.Now()
+	if r.listDue {
+		r.listDue, r.listedSeq = false, ls.creates.seq
+		c.listTopicsAsync(ls)
+	}
+	if len(r.unwatched) > 0 {
+		c.watchCreatedAsync(ls, r.unwatched)
+		r.unwatched = nil
+	}
+}
+
+func (c *Controller) onTopicRefresh(e *topicRefreshEvent) {
+	if e.gen != c.leader {
+		return
+	}
+	e.gen.refresh.scheduled = false
+	c.refreshTopics(e.gen)
 }
 
 // topicListEvent is a listing of /brokers/topics taken off the loop after

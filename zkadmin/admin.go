@@ -39,6 +39,11 @@ type AdminOptions struct {
 	// Committer, when set, commits CreateTopics' multis in the Admin's
 	// place (see CreateCommitter); nil commits them here.
 	Committer CreateCommitter
+	// PrereadCreates makes each CreateTopics round start the next round's
+	// cluster read while its last multi is in flight (see
+	// admin_create_preread.go): for a server whose creates come back to
+	// back, not for a one-shot tool.
+	PrereadCreates bool
 }
 
 // Admin is kzadmin's AdminZkClient: it validates admin requests against the
@@ -59,6 +64,9 @@ type Admin struct {
 	// listing is the last listing of /brokers/topics the create path
 	// read or left (topic_listing.go).
 	listing *listingMemo
+	// preread is the cluster read the last round started for the next
+	// (admin_create_preread.go).
+	preread prereadSlot
 }
 
 // NewAdmin returns an Admin working through c.

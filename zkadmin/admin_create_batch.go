@@ -100,15 +100,24 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 	// after it: should one change before the multi, its create (or its
 	// version-checked set) fails the multi like any lost race.
 	var pre createPrefetch
-	var wg sync.WaitGroup
-	wg.Go(func() { pre = a.prefetchCreates(ctx, pending) })
-	c, err := a.readForCreate(ctx)
-	wg.Wait()
-	if err == nil {
-		err = pre.err
+	c, parents, ok := (*Cluster)(nil), []Op(nil), false
+	if attempt == 1 && !anyDryRun(pending) {
+		c, parents, ok = a.takePreread(ctx)
 	}
-	if err != nil {
-		return nil, nil, failAll(out, pending, err)
+	if ok {
+		pre = assumeNoConfigs(pending, parents)
+	} else {
+		var wg sync.WaitGroup
+		wg.Go(func() { pre = a.prefetchCreates(ctx, pending) })
+		var err error
+		c, err = a.readForCreate(ctx)
+		wg.Wait()
+		if err == nil {
+			err = pre.err
+		}
+		if err != nil {
+			return nil, nil, failAll(out, pending, err)
+		}
 	}
 	plan, err := a.planCreates(ctx, c, pending, out, attempt, pre)
 	if err != nil {
@@ -141,6 +150,27 @@ func (a *Admin) prefetchCreates(ctx context.Context, pending []*pendingTopic) cr
 		pre.configs[p.req.Topic] = res[i]
 	}
 	return pre
+}
+
+// assumeNoConfigs is the prefetch of a round planned on a pre-read: no
+// config znode exists for the new topics (one that does fails the multi,
+// and the next attempt reads them).
+func assumeNoConfigs(pending []*pendingTopic, parents []Op) createPrefetch {
+	pre := createPrefetch{configs: make(map[string]GetResult, len(pending)), parents: parents}
+	for _, p := range pending {
+		pre.configs[p.req.Topic] = GetResult{Err: ErrNoNode}
+	}
+	return pre
+}
+
+// anyDryRun reports whether a validateOnly topic is among pending.
+func anyDryRun(pending []*pendingTopic) bool {
+	for _, p := range pending {
+		if p.req.DryRun {
+			return true
+		}
+	}
+	return false
 }
 
 // failAll gives every pending topic the error of a failed ZooKeeper call.
@@ -277,6 +307,8 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	chunks := a.chunkCreates(plan)
 	version := c.TopicsVersion
 	var created []string
+	var createdTopics []*Topic
+	var pr *createPreread
 	defer func() { a.warmTopics(created) }()
 	for i, chunk := range chunks {
 		var ops []Op
@@ -294,6 +326,19 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 			ops = append(ops, p.ops...)
 		}
 		ops = dedupeCreates(ops)
+		if i == len(chunks)-1 && c.TopicsExist && a.opts.PrereadCreates {
+			// The pre-read goes out on the session after this multi,
+			// so ZooKeeper answers it after the multi: it expects the
+			// listing the round leaves, and takes the round's topics
+			// from its plan.
+			mine := slices.Clone(createdTopics)
+			names := slices.Clone(created)
+			for _, p := range chunk {
+				mine = append(mine, plannedTopic(p))
+				names = append(names, p.req.Topic)
+			}
+			pr = a.startPreread(c.listingAfter(names), mine)
+		}
 		err := a.commitCreateMulti(ctx, ops, chunk)
 		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
 			err = nil // the multi landed: it is all or nothing
@@ -304,6 +349,9 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
 					Ops: ops, Attempts: attempt, BrokerDefaults: readDefaults(c)}}
 				created = append(created, p.req.Topic)
+				if a.opts.PrereadCreates {
+					createdTopics = append(createdTopics, plannedTopic(p))
+				}
 			}
 			if i == 0 && !c.TopicsExist {
 				version = 0 // the first multi created /brokers/topics
@@ -311,11 +359,13 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 				version++
 			}
 		case isConflict(err):
+			a.finishPreread(pr, nil)
 			a.listing.set(nil)
 			a.opts.Logger.Debug().Err(err).Int("attempt", attempt).Int("topics", len(chunk)).
 				Msg("create topics lost a race; re-reading")
 			return slices.Concat(chunks[i:]...), err, nil
 		default:
+			a.finishPreread(pr, nil)
 			a.listing.set(nil)
 			var failed []*pendingTopic
 			for _, ch := range chunks[i:] {
@@ -327,6 +377,7 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	if c.TopicsExist && len(created) > 0 {
 		a.listing.set(c.listingAfter(created))
 	}
+	a.finishPreread(pr, &roundCreated{topics: createdTopics, version: version})
 	return nil, nil, nil
 }
 

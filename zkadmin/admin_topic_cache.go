@@ -3,6 +3,7 @@ package zkadmin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -106,16 +107,19 @@ func (e cachedTopic) current(sessionEvents uint64) bool {
 	}
 }
 
-// lookup returns the current entries among names and the names to read,
-// and drops every entry that is no longer current.
-func (tc *topicCache) lookup(names []string, sessionEvents uint64) (hits map[string]*Topic, misses []string) {
+// lookup returns, for each of names, its current entry (nil when there is
+// none) and the names to read, and drops every entry that is no longer
+// current.
+func (tc *topicCache) lookup(names []string, sessionEvents uint64) (hits []*Topic, misses []string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
-	hits = make(map[string]*Topic, len(tc.entries))
-	for _, n := range names {
+	hits = make([]*Topic, len(names))
+	found := 0
+	for i, n := range names {
 		e, ok := tc.entries[n]
 		if ok && e.current(sessionEvents) {
-			hits[n] = e.topic
+			hits[i] = e.topic
+			found++
 			continue
 		}
 		if ok {
@@ -123,11 +127,11 @@ func (tc *topicCache) lookup(names []string, sessionEvents uint64) (hits map[str
 		}
 		misses = append(misses, n)
 	}
-	if len(tc.entries) > len(hits) {
+	if len(tc.entries) > found {
 		// Entries of topics no longer listed: deleted, so their watch
 		// fired (or the session moved on).
 		for n, e := range tc.entries {
-			if hits[n] == nil && !e.current(sessionEvents) {
+			if !e.current(sessionEvents) {
 				delete(tc.entries, n)
 			}
 		}
@@ -186,11 +190,22 @@ func (tc *topicCache) len() int {
 // and those read are read with a watch and cached. The Cluster's Topics
 // may be shared with other reads: callers must not change them.
 func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
-	c, side, err := a.readHead(ctx, true, a.listing.get())
+	return a.readForCreateFrom(ctx, nil, nil)
+}
+
+// readForCreateFrom is readForCreate for a pre-read: expect is one more
+// listing of /brokers/topics that may be current, and supplied are topics
+// taken as they are instead of being looked up or read (those the round
+// sending the pre-read creates).
+func (a *Admin) readForCreateFrom(ctx context.Context, expect *topicListing, supplied map[string]*Topic) (*Cluster, error) {
+	c, side, err := a.readHead(ctx, true, a.listing.get(), expect)
 	if err != nil {
 		return nil, err
 	}
-	if c.TopicsExist {
+	// A pre-read's listing may be the one expected after the multi that
+	// sent it, which is right only if that multi landed (another writer's
+	// create moves the children version as far): it is not kept.
+	if c.TopicsExist && expect == nil {
 		a.listing.set(&topicListing{names: c.TopicNames, cversion: c.topicsCversion})
 	}
 	sessionEvents, err := a.zk.syncEvents(ctx)
@@ -201,6 +216,14 @@ func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
 	hits, misses := a.topics.lookup(c.TopicNames, sessionEvents)
+	if len(supplied) > 0 {
+		misses = slices.DeleteFunc(misses, func(n string) bool { return supplied[n] != nil })
+		for i, n := range c.TopicNames {
+			if hits[i] == nil && supplied[n] != nil {
+				hits[i] = supplied[n]
+			}
+		}
+	}
 	allBrokers := c.brokerPaths(side.brokerIDs)
 	have, brokerPaths := side.brokerReads(allBrokers)
 	a.knownBrokers.set(allBrokers)
@@ -224,8 +247,10 @@ func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 	for i, n := range misses {
 		read[n] = topics[i]
 	}
-	for _, n := range c.TopicNames {
-		t, err := a.createTopicOf(c, n, hits[n], read, sessionEvents)
+	c.Topics = make([]*Topic, 0, len(c.TopicNames))
+	c.byName = make(map[string]*Topic, len(c.TopicNames))
+	for i, n := range c.TopicNames {
+		t, err := a.createTopicOf(c, n, hits[i], read, sessionEvents)
 		if err != nil {
 			return nil, fmt.Errorf("read cluster: %w", err)
 		}

@@ -45,25 +45,34 @@ func (m *listingMemo) get() *topicListing {
 	return m.last
 }
 
+// set keeps l, unless it is older than the listing kept (a read that
+// overlapped a multi may finish after the multi's listing is kept); nil
+// forgets the listing.
 func (m *listingMemo) set(l *topicListing) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if l != nil && m.last != nil && l.cversion < m.last.cversion {
+		return
+	}
 	m.last = l
 }
 
-// listTopics lists /brokers/topics, sorted, with its stat. With known, a
-// stat read comes first, and known's names are returned when the children
-// version matches.
-func (a *Admin) listTopics(ctx context.Context, known *topicListing) ([]string, Stat, error) {
-	if known != nil {
+// listTopics lists /brokers/topics, sorted, with its stat. With known
+// listings (nil ones are skipped), a stat read comes first, and the names
+// of the one whose children version matches are returned.
+func (a *Admin) listTopics(ctx context.Context, known ...*topicListing) ([]string, Stat, error) {
+	if slices.ContainsFunc(known, func(l *topicListing) bool { return l != nil }) {
 		ok, st, err := a.zk.Exists(ctx, znodes.TopicsPath)
-		switch {
-		case err != nil:
+		if err != nil {
 			return nil, st, err
-		case !ok:
+		}
+		if !ok {
 			return nil, st, ErrNoNode
-		case st.Cversion == known.cversion:
-			return known.names, st, nil
+		}
+		for _, l := range known {
+			if l != nil && l.cversion == st.Cversion {
+				return l.names, st, nil
+			}
 		}
 	}
 	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)

@@ -195,7 +195,7 @@ func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.M
 	// CreateTopics are group-committed (create_batcher.go).
 	// The controller commits the creates, writing each new topic's
 	// partition states in the same multi (zkadmin.CreateCommitter).
-	admin := newCreateBatcher(zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf, Committer: d.ctrl}))
+	admin := newCreateBatcher(zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf, Committer: d.ctrl, PrereadCreates: true}))
 	view := newViewAdapter(d.ctrl, d.clusterID)
 	view.dir = d.dir
 	return func(listener string) (*wire.Mux, error) {

@@ -1,0 +1,117 @@
+package zkadmin
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// prereadAdmin is e's Admin with pre-reads on, as kzadmind runs it.
+func prereadAdmin(e *adminEnv, cfg *config.Config) *Admin {
+	return NewAdmin(e.zk, AdminOptions{Config: cfg, PrereadCreates: true})
+}
+
+// takenPreread reports whether the next round of a will plan on a
+// pre-read, waiting for it (the test runs the rounds back to back).
+func pendingPreread(a *Admin) bool {
+	a.preread.mu.Lock()
+	defer a.preread.mu.Unlock()
+	return a.preread.next != nil && a.preread.next.after != nil
+}
+
+// TestPrereadCountsThePreviousRound: a round planned on a pre-read counts
+// the topics of the round that sent it (which the read may predate)
+// against the limits.
+func TestPrereadCountsThePreviousRound(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, limitsConfig(0, 12))
+	mustCreateTopic(t, a, e, "a", 5)
+	if !pendingPreread(a) {
+		t.Fatal("no pre-read pending after a create")
+	}
+	mustCreateTopic(t, a, e, "b", 5) // 10 of 12
+	_, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "c", Partitions: 3, ReplicationFactor: 1})
+	wantKind(t, err, KindPartitionLimit, "12")
+	mustCreateTopic(t, a, e, "c", 2) // 12 of 12
+	for _, n := range []string{"a", "b", "c"} {
+		if !e.exists(znodes.TopicPath(n)) {
+			t.Errorf("topic %s missing", n)
+		}
+	}
+}
+
+// TestPrereadLosesToAnotherAdmin: another of our writers creating between
+// two rounds moves the fence, so the round planned on the pre-read (which
+// may predate that create) fails its multi, reads again and counts it.
+func TestPrereadLosesToAnotherAdmin(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, limitsConfig(0, 12))
+	other := e.another(limitsConfig(0, 12))
+	mustCreateTopic(t, a, e, "a", 5)
+	mustCreateTopic(t, other, e, "b", 5) // 10 of 12, behind a's pre-read
+	res, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "c", Partitions: 3, ReplicationFactor: 1})
+	wantKind(t, err, KindPartitionLimit)
+	if res != nil {
+		t.Fatalf("c created: %+v", res)
+	}
+	res, err = a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "c", Partitions: 2, ReplicationFactor: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempts != 1 {
+		t.Logf("c took %d attempts", res.Attempts)
+	}
+}
+
+// TestPrereadStaleConfigZnode: a round planned on a pre-read assumes the
+// new topic has no config znode; when a stale one is there, the multi
+// fails on it and the next attempt reads it and overwrites it, as a round
+// without pre-read does.
+func TestPrereadStaleConfigZnode(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, nil)
+	mustCreateTopic(t, a, e, "a", 1)
+	stale, err := znodes.EntityConfig{Config: map[string]string{"retention.ms": "1"}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.put(znodes.ConfigEntityPath(znodes.EntityTopics, "b"), stale)
+	res, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "b", Partitions: 1, ReplicationFactor: 1,
+		Config: map[string]string{"cleanup.policy": "compact"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Attempts < 2 {
+		t.Errorf("created in %d attempt(s): the pre-read round should have lost on the config znode", res.Attempts)
+	}
+	cfg, err := znodes.DecodeEntityConfig(znodes.EntityTopics, "b", e.get(znodes.ConfigEntityPath(znodes.EntityTopics, "b")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Config) != 1 || cfg.Config["cleanup.policy"] != "compact" {
+		t.Errorf("config of b = %v, want only the request's", cfg.Config)
+	}
+}
+
+// TestPrereadTooOldIsNotUsed: a pre-read older than prereadMaxAge is
+// dropped, and the round reads afresh (it sees a topic created behind the
+// Admin's back after the pre-read).
+func TestPrereadTooOldIsNotUsed(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, limitsConfig(0, 12))
+	foreign := connect(t, Options{Chroot: e.chroot})
+	mustCreateTopic(t, a, e, "a", 5)
+	a.preread.mu.Lock()
+	pr := a.preread.next
+	a.preread.mu.Unlock()
+	<-pr.done
+	writeForeignTopic(t, e, foreign, "foreign", 5) // after the pre-read answered: 10 of 12
+	a.preread.mu.Lock()
+	pr.sent = pr.sent.Add(-2 * prereadMaxAge)
+	a.preread.mu.Unlock()
+	_, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "b", Partitions: 3, ReplicationFactor: 1})
+	wantKind(t, err, KindPartitionLimit)
+	_ = time.Second
+}

@@ -119,11 +119,18 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 			return nil, nil, failAll(out, pending, err)
 		}
 	}
+	var pr *createPreread
+	if a.opts.PrereadCreates && c.TopicsExist && !anyDryRun(pending) {
+		// Sent before the plan, so that ZooKeeper answers it before this
+		// round's multi, and it is ready when the next round comes.
+		pr = a.startPreread()
+	}
 	plan, err := a.planCreates(ctx, c, pending, out, attempt, pre)
 	if err != nil {
+		a.finishPreread(pr, nil)
 		return nil, nil, failAll(out, pending, err)
 	}
-	return a.commitCreates(ctx, c, plan, out, attempt)
+	return a.commitCreates(ctx, c, plan, out, attempt, pr)
 }
 
 // createPrefetch is what a round reads besides the cluster: each pending
@@ -303,12 +310,11 @@ func topicOps(topics []*pendingTopic, configs map[string]GetResult) error {
 // was applied) with the conflict; after any other failure they all carry
 // the error, which is returned.
 func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, out []CreateTopicOutcome,
-	attempt int) (rest []*pendingTopic, conflict, err error) {
+	attempt int, pr *createPreread) (rest []*pendingTopic, conflict, err error) {
 	chunks := a.chunkCreates(plan)
 	version := c.TopicsVersion
 	var created []string
 	var createdTopics []*Topic
-	var pr *createPreread
 	defer func() { a.warmTopics(created) }()
 	for i, chunk := range chunks {
 		var ops []Op
@@ -326,19 +332,6 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 			ops = append(ops, p.ops...)
 		}
 		ops = dedupeCreates(ops)
-		if i == len(chunks)-1 && c.TopicsExist && a.opts.PrereadCreates {
-			// The pre-read goes out on the session after this multi,
-			// so ZooKeeper answers it after the multi: it expects the
-			// listing the round leaves, and takes the round's topics
-			// from its plan.
-			mine := slices.Clone(createdTopics)
-			names := slices.Clone(created)
-			for _, p := range chunk {
-				mine = append(mine, plannedTopic(p))
-				names = append(names, p.req.Topic)
-			}
-			pr = a.startPreread(c.listingAfter(names), mine)
-		}
 		err := a.commitCreateMulti(ctx, ops, chunk)
 		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
 			err = nil // the multi landed: it is all or nothing
@@ -349,7 +342,7 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
 					Ops: ops, Attempts: attempt, BrokerDefaults: readDefaults(c)}}
 				created = append(created, p.req.Topic)
-				if a.opts.PrereadCreates {
+				if pr != nil {
 					createdTopics = append(createdTopics, plannedTopic(p))
 				}
 			}

@@ -13,9 +13,10 @@ import (
 // A round of CreateTopics reads the cluster, plans, and commits. On a
 // server whose creates come back to back (AdminOptions.PrereadCreates),
 // the read of the next round need not wait for this round's answer: the
-// round starts it as it sends its last multi, and the next round, when it
-// comes soon enough, plans on that read plus what this round created,
-// instead of reading again. A client that sends one small CreateTopics
+// round sends it before it plans (so that ZooKeeper answers it before the
+// round's multi, which the session orders after it), and the next round,
+// when it comes soon enough, plans on that read plus what this round
+// created, instead of reading again. A client that sends one small CreateTopics
 // after another then pays one round trip per request (the multi) instead
 // of two, and back-to-back rounds of many clients overlap each round's
 // read with the previous multi.
@@ -70,14 +71,8 @@ type prereadSlot struct {
 	next *createPreread
 }
 
-// startPreread sends the next round's read. expect is the listing of
-// /brokers/topics the sending round will leave, and mine its topics as
-// planned, which the read takes instead of reading them.
-func (a *Admin) startPreread(expect *topicListing, mine []*Topic) *createPreread {
-	supplied := make(map[string]*Topic, len(mine))
-	for _, t := range mine {
-		supplied[t.Name] = t
-	}
+// startPreread sends the next round's read.
+func (a *Admin) startPreread() *createPreread {
 	pr := &createPreread{sent: time.Now(), done: make(chan struct{})}
 	a.preread.mu.Lock()
 	a.preread.next = pr
@@ -89,7 +84,7 @@ func (a *Admin) startPreread(expect *topicListing, mine []*Topic) *createPreread
 		var wg sync.WaitGroup
 		var perr error
 		wg.Go(func() { pr.parents, perr = a.parentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x")) })
-		pr.c, pr.err = a.readForCreateFrom(ctx, expect, supplied)
+		pr.c, pr.err = a.readForCreate(ctx)
 		wg.Wait()
 		if pr.err == nil {
 			pr.err = perr

@@ -3,7 +3,6 @@ package zkadmin
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -190,22 +189,11 @@ func (tc *topicCache) len() int {
 // and those read are read with a watch and cached. The Cluster's Topics
 // may be shared with other reads: callers must not change them.
 func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
-	return a.readForCreateFrom(ctx, nil, nil)
-}
-
-// readForCreateFrom is readForCreate for a pre-read: expect is one more
-// listing of /brokers/topics that may be current, and supplied are topics
-// taken as they are instead of being looked up or read (those the round
-// sending the pre-read creates).
-func (a *Admin) readForCreateFrom(ctx context.Context, expect *topicListing, supplied map[string]*Topic) (*Cluster, error) {
-	c, side, err := a.readHead(ctx, true, a.listing.get(), expect)
+	c, side, err := a.readHead(ctx, true, a.listing.get())
 	if err != nil {
 		return nil, err
 	}
-	// A pre-read's listing may be the one expected after the multi that
-	// sent it, which is right only if that multi landed (another writer's
-	// create moves the children version as far): it is not kept.
-	if c.TopicsExist && expect == nil {
+	if c.TopicsExist {
 		a.listing.set(&topicListing{names: c.TopicNames, cversion: c.topicsCversion})
 	}
 	sessionEvents, err := a.zk.syncEvents(ctx)
@@ -216,14 +204,6 @@ func (a *Admin) readForCreateFrom(ctx context.Context, expect *topicListing, sup
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
 	hits, misses := a.topics.lookup(c.TopicNames, sessionEvents)
-	if len(supplied) > 0 {
-		misses = slices.DeleteFunc(misses, func(n string) bool { return supplied[n] != nil })
-		for i, n := range c.TopicNames {
-			if hits[i] == nil && supplied[n] != nil {
-				hits[i] = supplied[n]
-			}
-		}
-	}
 	allBrokers := c.brokerPaths(side.brokerIDs)
 	have, brokerPaths := side.brokerReads(allBrokers)
 	a.knownBrokers.set(allBrokers)

@@ -167,7 +167,20 @@
 // round uses an entry only when that watch has not fired by the time the
 // fence read has answered (an event barrier on the client makes that
 // check exact, whoever the writer was) and the connection has not dropped
-// since; see admin_topic_cache.go. A create on a cluster of N topics thus
-// costs the listing of N names, not N reads; other writes (AddPartitions,
-// reassignments) still read what they need afresh.
+// since; see admin_topic_cache.go. Nor do they list /brokers/topics each
+// round: the listing a round read or its multis left is kept, tagged with
+// the children version of /brokers/topics, and a stat read stands in for
+// the listing while that version is unchanged (every child created or
+// deleted, by any writer, moves it); see topic_listing.go. A create on a
+// cluster of N topics thus costs a few small reads, not N reads or the
+// listing of N names; other writes (AddPartitions, reassignments) still
+// read what they need afresh.
+//
+// kzadmind (AdminOptions.PrereadCreates) also sends each round's read of
+// the next round before it plans, and the next round, if it starts within
+// 100 ms, plans on that read plus the topics the round created, fenced at
+// the version the round left (admin_create_preread.go). The fence protocol
+// above is unchanged; what it does not order (writers that do not follow
+// it) is seen as of that earlier read, so the window above grows by at
+// most those 100 ms.
 package zkadmin

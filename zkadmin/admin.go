@@ -3,6 +3,7 @@ package zkadmin
 import (
 	"crypto/rand"
 	"io"
+	"sync/atomic"
 
 	"github.com/rs/zerolog"
 
@@ -67,6 +68,9 @@ type Admin struct {
 	// preread is the cluster read the last round started for the next
 	// (admin_create_preread.go).
 	preread prereadSlot
+	// writes counts the multis of writeLoop (every write but creates), so
+	// that a pre-read sent before one is not used after it.
+	writes atomic.Uint64
 }
 
 // NewAdmin returns an Admin working through c.

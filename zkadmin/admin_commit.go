@@ -46,6 +46,7 @@ func (a *Admin) writeLoop(ctx context.Context, what string, read ReadOptions, dr
 			return res, nil
 		}
 		_, err = a.zk.Multi(ctx, ops...)
+		a.writes.Add(1) // landed or maybe landed: pre-reads sent before are stale
 		if err == nil {
 			return res, nil
 		}

@@ -130,7 +130,32 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 		a.finishPreread(pr, nil)
 		return nil, nil, failAll(out, pending, err)
 	}
+	if ok && refusedAny(pending, out) {
+		// A refusal must come from a read taken after the request came:
+		// the pre-read may predate the change that makes the topic
+		// acceptable (a raised limit, a finished deletion). The whole
+		// batch is planned again, so that its order still decides.
+		a.finishPreread(pr, nil)
+		for _, p := range pending {
+			out[p.idx] = CreateTopicOutcome{}
+		}
+		return pending, errPrereadRefused, nil
+	}
 	return a.commitCreates(ctx, c, plan, out, attempt, pr)
+}
+
+// errPrereadRefused is the "conflict" of a round planned on a pre-read
+// that refused a topic: the round is planned again on a fresh read.
+var errPrereadRefused = errors.New("a round planned on a pre-read refused a topic; planning again on a fresh read")
+
+// refusedAny reports whether the plan refused a pending topic.
+func refusedAny(pending []*pendingTopic, out []CreateTopicOutcome) bool {
+	for _, p := range pending {
+		if out[p.idx].Err != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // createPrefetch is what a round reads besides the cluster: each pending

@@ -33,6 +33,13 @@ import (
 // is, as for every round, seen as of the read: a pre-read is only used
 // within prereadMaxAge of being sent, so that window stays that short.
 //
+// A pre-read only ever lets a round accept topics: a round planned on one
+// that would refuse a topic (a limit, a name taken, a deletion under way)
+// is planned again on a fresh read, so that no refusal rests on a state
+// older than the request. And a write of this Admin other than a create
+// (a config change, a deletion mark) voids the pre-reads sent before it,
+// so a client that saw such a write answered sees it in its next create.
+//
 // The config znodes of the new topics are not read: the round creates
 // them, and should one exist (a deletion that left it), the multi fails
 // on it like a lost race and the next attempt reads them, as always.
@@ -47,8 +54,12 @@ const prereadTimeout = 10 * time.Second
 // createPreread is a cluster read sent for the next round.
 type createPreread struct {
 	sent time.Time
-	done chan struct{} // closed once c, parents and err are set
-	c    *Cluster
+	// writes is Admin.writes before it was sent: another write of this
+	// Admin since (a config change, a deletion mark) may not be in it, and
+	// a client that saw that write answered must see it.
+	writes uint64
+	done   chan struct{} // closed once c, parents and err are set
+	c      *Cluster
 	// parents are the ops creating the missing parents of /config/topics.
 	parents []Op
 	err     error
@@ -73,7 +84,7 @@ type prereadSlot struct {
 
 // startPreread sends the next round's read.
 func (a *Admin) startPreread() *createPreread {
-	pr := &createPreread{sent: time.Now(), done: make(chan struct{})}
+	pr := &createPreread{sent: time.Now(), writes: a.writes.Load(), done: make(chan struct{})}
 	a.preread.mu.Lock()
 	a.preread.next = pr
 	a.preread.mu.Unlock()
@@ -119,7 +130,7 @@ func (a *Admin) takePreread(ctx context.Context) (c *Cluster, parents []Op, ok b
 		after = pr.after
 	}
 	a.preread.mu.Unlock()
-	if pr == nil || after == nil || time.Since(pr.sent) > prereadMaxAge {
+	if pr == nil || after == nil || time.Since(pr.sent) > prereadMaxAge || a.writes.Load() != pr.writes {
 		return nil, nil, false
 	}
 	select {

@@ -115,3 +115,51 @@ func TestPrereadTooOldIsNotUsed(t *testing.T) {
 	wantKind(t, err, KindPartitionLimit)
 	_ = time.Second
 }
+
+// setDefaultLimit sets max.partitions in /config/brokers/<default> through
+// a.
+func setDefaultLimit(t *testing.T, e *adminEnv, a *Admin, limit string) {
+	t.Helper()
+	if _, err := a.AlterConfigs(e.ctx, ConfigAlteration{EntityType: "brokers", EntityName: "<default>",
+		Set: map[string]string{"max.partitions": limit}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPrereadNeverRefuses: a limit raised by another process after the
+// pre-read was sent does not refuse the next create: a round planned on a
+// pre-read that would refuse is planned again on a fresh read.
+func TestPrereadNeverRefuses(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, nil)
+	other := e.another(nil)
+	setDefaultLimit(t, e, other, "6")
+	mustCreateTopic(t, a, e, "a", 5)
+	if !pendingPreread(a) {
+		t.Fatal("no pre-read pending after a create")
+	}
+	setDefaultLimit(t, e, other, "100") // a's pre-read still says 6
+	res, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "b", Partitions: 5, ReplicationFactor: 1})
+	if err != nil {
+		t.Fatalf("refused on the pre-read's stale limit: %v", err)
+	}
+	if res.Attempts != 2 {
+		t.Errorf("attempts = %d, want 2 (the pre-read round, then a fresh one)", res.Attempts)
+	}
+}
+
+// TestPrereadVoidedByOwnWrite: the Admin's own config change voids the
+// pre-read sent before it, so a limit it sets where there was no
+// /config/brokers/<default> (which no multi can check) holds for the very
+// next create.
+func TestPrereadVoidedByOwnWrite(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, nil)
+	mustCreateTopic(t, a, e, "a", 5)
+	if !pendingPreread(a) {
+		t.Fatal("no pre-read pending after a create")
+	}
+	setDefaultLimit(t, e, a, "6")
+	_, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "b", Partitions: 5, ReplicationFactor: 1})
+	wantKind(t, err, KindPartitionLimit, "max.partitions=6")
+}

@@ -401,7 +401,8 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 
 // chunkCreates cuts the plan's topics into runs of whole topics whose
 // multi stays within DefaultBatchOps ops and DefaultBatchBytes bytes, the
-// fence included. A topic too large for that goes alone.
+// fence included, and, with a Committer, what it appends (committerSize).
+// A topic too large for that goes alone.
 func (a *Admin) chunkCreates(plan createPlan) [][]*pendingTopic {
 	fenceOps, fenceSize := 0, multiOverhead
 	for _, o := range slices.Concat(plan.fence, plan.parents) {
@@ -412,7 +413,7 @@ func (a *Admin) chunkCreates(plan createPlan) [][]*pendingTopic {
 	var cur []*pendingTopic
 	nOps, size := fenceOps, fenceSize
 	for _, p := range plan.topics {
-		pSize := 0
+		pSize := a.committerSize(p)
 		for _, o := range p.ops {
 			pSize += a.zk.opSize(o)
 		}

@@ -28,7 +28,13 @@ func one(int) int32 { return 1 }
 // createBatch runs CreateTopics and fails the test on a ZooKeeper error.
 func (e *adminEnv) createBatch(reqs []CreateTopicRequest) []CreateTopicOutcome {
 	e.t.Helper()
-	out, err := e.admin.CreateTopics(e.ctx, reqs)
+	return e.createBatchWith(e.admin, reqs)
+}
+
+// createBatchWith is createBatch through a.
+func (e *adminEnv) createBatchWith(a *Admin, reqs []CreateTopicRequest) []CreateTopicOutcome {
+	e.t.Helper()
+	out, err := a.CreateTopics(e.ctx, reqs)
 	if err != nil {
 		e.t.Fatal(err)
 	}

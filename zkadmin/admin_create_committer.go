@@ -2,6 +2,7 @@ package zkadmin
 
 import (
 	"context"
+	"math"
 
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -54,4 +55,26 @@ func (c *Client) MultiSize(ops []Op) int {
 		n += c.opSize(o)
 	}
 	return n
+}
+
+// committerSize estimates the bytes the Committer appends to a multi for
+// p: the partitions znode, and a partition znode and a state znode per
+// partition (the active controller's, see CreateCommitter). Chunks are cut
+// with it so that the controller's multi stays within DefaultBatchBytes;
+// a multi it finds too large takes the slower ordinary path. Zero without
+// a Committer.
+func (a *Admin) committerSize(p *pendingTopic) int {
+	if a.opts.Committer == nil || len(p.asg) == 0 || len(p.asg[0]) == 0 {
+		return 0
+	}
+	name := p.req.Topic
+	// Every state of the topic encodes to about the first one's size.
+	st, err := znodes.PartitionState{Leader: p.asg[0][0], ISR: p.asg[0], ControllerEpoch: math.MaxInt32}.Encode()
+	if err != nil {
+		st = make([]byte, 128)
+	}
+	last := int32(len(p.asg) - 1)
+	per := a.zk.opSize(CreateOp(znodes.PartitionPath(name, last), nil, Persistent)) +
+		a.zk.opSize(CreateOp(znodes.PartitionStatePath(name, last), st, Persistent))
+	return a.zk.opSize(CreateOp(znodes.PartitionsPath(name), nil, Persistent)) + len(p.asg)*per
 }

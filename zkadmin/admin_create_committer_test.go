@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // racingCommitter applies the Admin's multis itself, as a CreateCommitter
@@ -57,5 +59,51 @@ func TestCreateTopicsThroughCommitter(t *testing.T) {
 	}
 	if ok, _, err := e.zk.Exists(e.ctx, "/brokers/topics/calm"); err != nil || !ok {
 		t.Fatalf("calm not written: %v %v", ok, err)
+	}
+}
+
+// sizingCommitter applies the multis and records, for each, its size with
+// the partition and state znodes the controller would append.
+type sizingCommitter struct {
+	zk    *Client
+	sizes []int
+}
+
+func (c *sizingCommitter) CommitCreates(ctx context.Context, ops []Op, topics []PlannedTopic) ([]OpResult, error) {
+	all := slices.Clone(ops)
+	for _, t := range topics {
+		all = append(all, CreateOp(znodes.PartitionsPath(t.Name), nil, Persistent))
+		for p, rs := range t.Assignment {
+			st, err := znodes.PartitionState{Leader: rs[0], ISR: rs, ControllerEpoch: 1}.Encode()
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, CreateOp(znodes.PartitionPath(t.Name, int32(p)), nil, Persistent),
+				CreateOp(znodes.PartitionStatePath(t.Name, int32(p)), st, Persistent))
+		}
+	}
+	c.sizes = append(c.sizes, c.zk.MultiSize(all))
+	return c.zk.Multi(ctx, ops...)
+}
+
+// TestCreateChunksLeaveRoomForTheCommitter: with a committer, a batch is
+// cut so that each multi, with the znodes the controller appends, stays
+// within DefaultBatchBytes (a larger one would take the slow path).
+func TestCreateChunksLeaveRoomForTheCommitter(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	com := &sizingCommitter{zk: e.zk}
+	admin := NewAdmin(e.zk, AdminOptions{Committer: com})
+	for _, o := range e.createBatchWith(admin, batchReqs("wide", 400, func(int) int32 { return 10 }, func(int) int16 { return 3 })) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	if len(com.sizes) < 2 {
+		t.Fatalf("%d multis for 400 topics of 10 partitions: the committer's znodes were not counted", len(com.sizes))
+	}
+	for i, n := range com.sizes {
+		if n > DefaultBatchBytes {
+			t.Errorf("multi %d: %d bytes with the committer's znodes, over %d", i, n, DefaultBatchBytes)
+		}
 	}
 }

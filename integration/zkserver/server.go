@@ -162,6 +162,9 @@ func (s *Server) launch() error {
 		Path: s.opts.Java,
 		Args: []string{
 			fmt.Sprintf("-Xmx%dm", s.opts.HeapMB), "-XX:+UseSerialGC",
+			// Pauses show in latencies: keep them where they can be
+			// looked up (gc.log next to server.log).
+			"-Xlog:gc:file=" + filepath.Join(s.opts.DataDir, "gc.log") + ":uptime",
 			"-Dzookeeper.log.dir=" + s.opts.DataDir,
 			"-Dzookeeper.root.logger=INFO,CONSOLE",
 			"-cp", s.classpath,

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -37,11 +38,16 @@ type env struct {
 // startEnv starts ZooKeeper, runs preload (if any) on the empty chroot,
 // then kzadmind (which wins /controller and loads what preload wrote) and
 // the brokers, and waits until the controller is ready with every broker.
+// zkJVM adds JVM options for the benchmarks' ZooKeeper (the harness runs a
+// 1 GB SerialGC JVM, whose full collections stall it for tenths of a
+// second once it holds a few hundred thousand znodes).
+var zkJVM = flag.String("bench.zkjvm", "", "more JVM options for ZooKeeper, space-separated (e.g. \"-Xms1g -XX:+UseG1GC\")")
+
 func startEnv(b *testing.B, ctx context.Context, preload func(context.Context, *zkadmin.Client) error) *env {
 	b.Helper()
 	e := &env{}
 	var err error
-	if e.zk, err = zkserver.Start(ctx, zkserver.Options{}); err != nil {
+	if e.zk, err = zkserver.Start(ctx, zkserver.Options{JVMArgs: strings.Fields(*zkJVM)}); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = e.zk.Close() })

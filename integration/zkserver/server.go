@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -30,6 +31,8 @@ type Options struct {
 	TickTime time.Duration
 	// HeapMB caps the JVM heap; zero means 1024 (bulk-write tests need more than 256).
 	HeapMB int
+	// JVMArgs are more options for the JVM (before the main class).
+	JVMArgs []string
 	// Java is the java binary; empty means "java" from PATH.
 	Java string
 	// StartTimeout bounds how long Start waits for the server to serve.
@@ -160,16 +163,17 @@ func (s *Server) launch() error {
 	}
 	_, err = s.proc.Start(childproc.Spec{
 		Path: s.opts.Java,
-		Args: []string{
+		Args: slices.Concat([]string{
 			fmt.Sprintf("-Xmx%dm", s.opts.HeapMB), "-XX:+UseSerialGC",
 			// Pauses show in latencies: keep them where they can be
 			// looked up (gc.log next to server.log).
 			"-Xlog:gc:file=" + filepath.Join(s.opts.DataDir, "gc.log") + ":uptime",
+		}, s.opts.JVMArgs, []string{
 			"-Dzookeeper.log.dir=" + s.opts.DataDir,
 			"-Dzookeeper.root.logger=INFO,CONSOLE",
 			"-cp", s.classpath,
 			"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg,
-		},
+		}),
 		LogPath: s.LogPath(),
 		// A Ctrl-C in the terminal goes to the parent only, which then
 		// shuts down in order and stops the server last.

@@ -86,7 +86,7 @@ func NewAdmin(c *Client, opts AdminOptions) *Admin {
 		opts.TopicIDs = rand.Reader
 	}
 	return &Admin{zk: c, cfg: cfg, opts: opts, topics: newTopicCache(), knownBrokers: &brokerList{},
-		listing: &listingMemo{}}
+		listing: &listingMemo{}, preread: prereadSlot{maxAge: prereadMaxAge}}
 }
 
 // Client returns the ZooKeeper client the Admin works through.

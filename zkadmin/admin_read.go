@@ -30,7 +30,7 @@ type ReadOptions struct {
 // phase as one pipelined batch. Decode failures are kept per item; only a
 // failure to talk to ZooKeeper fails the call.
 func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, error) {
-	c, side, err := a.readHead(ctx, opts.AllTopics)
+	c, side, err := a.readHead(ctx, opts.AllTopics, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -63,15 +63,15 @@ func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, er
 // assignment: a creator that commits after this read bumps it and so fails
 // our fenced multi, and one that committed before is in what we read next.
 //
-// known are listings of /brokers/topics that may be current (see
+// known, when set, is an earlier listing of /brokers/topics (see
 // topicListing): a stat read stands in for the listing when the children
-// version is one of theirs.
-func (a *Admin) readHead(ctx context.Context, allTopics bool, known ...*topicListing) (*Cluster, sideReads, error) {
+// have not changed since.
+func (a *Admin) readHead(ctx context.Context, allTopics bool, known *topicListing) (*Cluster, sideReads, error) {
 	c := &Cluster{Controller: -1, BrokerDefaultsVersion: -1, AllTopics: allTopics, byName: map[string]*Topic{}}
 	var side sideReads
 	var wg sync.WaitGroup
 	wg.Go(func() { side = a.readSide(ctx) })
-	names, st, err := a.listTopics(ctx, known...)
+	names, st, err := a.listTopics(ctx, known)
 	wg.Wait()
 	switch {
 	case err == nil:

@@ -57,22 +57,19 @@ func (m *listingMemo) set(l *topicListing) {
 	m.last = l
 }
 
-// listTopics lists /brokers/topics, sorted, with its stat. With known
-// listings (nil ones are skipped), a stat read comes first, and the names
-// of the one whose children version matches are returned.
-func (a *Admin) listTopics(ctx context.Context, known ...*topicListing) ([]string, Stat, error) {
-	if slices.ContainsFunc(known, func(l *topicListing) bool { return l != nil }) {
+// listTopics lists /brokers/topics, sorted, with its stat. With known, a
+// stat read comes first, and known's names are returned when the children
+// version matches.
+func (a *Admin) listTopics(ctx context.Context, known *topicListing) ([]string, Stat, error) {
+	if known != nil {
 		ok, st, err := a.zk.Exists(ctx, znodes.TopicsPath)
-		if err != nil {
+		switch {
+		case err != nil:
 			return nil, st, err
-		}
-		if !ok {
+		case !ok:
 			return nil, st, ErrNoNode
-		}
-		for _, l := range known {
-			if l != nil && l.cversion == st.Cversion {
-				return l.names, st, nil
-			}
+		case st.Cversion == known.cversion:
+			return known.names, st, nil
 		}
 	}
 	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)

@@ -1,6 +1,7 @@
 package zkadmin
 
 import (
+	"maps"
 	"slices"
 	"testing"
 
@@ -66,4 +67,38 @@ func TestCreateCountsForeignTopicsAfterOwnCreates(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustCreateTopic(t, e.admin, e, "c", 5)
+}
+
+// TestReplicaCountsKeptPerTopicMatchTheWalk: a topic's counts kept at
+// decode time sum to what walking its partitions counts, for topics with
+// and without them.
+func TestReplicaCountsKeptPerTopicMatchTheWalk(t *testing.T) {
+	asg := func(parts ...[]int32) znodes.TopicAssignment {
+		a := znodes.TopicAssignment{Partitions: map[int32][]int32{}}
+		for i, p := range parts {
+			a.Partitions[int32(i)] = p
+		}
+		return a
+	}
+	topics := []*Topic{
+		{Name: "a", Assignment: asg([]int32{1, 2, 3}, []int32{2, 3, 1}, []int32{3})},
+		{Name: "b", Assignment: asg([]int32{7})},
+		{Name: "empty", Assignment: asg()},
+		{Name: "c", Assignment: asg([]int32{1, 1}, []int32{})}, // odd, but counted as written
+	}
+	walk := &Cluster{Topics: topics}
+	wantBrokers, wantParts := walk.ReplicaCounts()
+	kept := make([]*Topic, len(topics))
+	for i, tp := range topics {
+		cp := *tp
+		cp.countReplicas()
+		kept[i] = &cp
+	}
+	gotBrokers, gotParts := (&Cluster{Topics: kept}).ReplicaCounts()
+	if gotParts != wantParts || !maps.Equal(gotBrokers, wantBrokers) {
+		t.Fatalf("kept counts %v (%d partitions), walk %v (%d)", gotBrokers, gotParts, wantBrokers, wantParts)
+	}
+	if wantParts != 6 || wantBrokers[1] != 4 || wantBrokers[7] != 1 {
+		t.Fatalf("walk counted %v (%d partitions)", wantBrokers, wantParts)
+	}
 }

@@ -191,21 +191,22 @@ func (c *Cluster) PlacementBrokers() []placement.Broker {
 // what Kafka's controller makes of it. The counts are only complete when
 // the read covered all topics (AllTopics).
 func (c *Cluster) ReplicaCounts() (perBroker map[int32]int, partitions int) {
-	perBroker = map[int32]int{}
+	var sum replicaSum
 	for _, t := range c.Topics {
 		partitions += len(t.Assignment.Partitions)
 		if t.replicaCounts != nil {
 			for _, r := range t.replicaCounts {
-				perBroker[r.broker] += r.count
+				sum.add(r.broker, r.count)
 			}
 			continue
 		}
 		for _, replicas := range t.Assignment.Partitions {
 			for _, b := range replicas {
-				perBroker[b]++
+				sum.add(b, 1)
 			}
 		}
 	}
+	perBroker = sum.byBroker()
 	if c.Reassignment != nil {
 		for tp, target := range c.Reassignment.ByPartition() {
 			var current []int32
@@ -218,6 +219,46 @@ func (c *Cluster) ReplicaCounts() (perBroker map[int32]int, partitions int) {
 		}
 	}
 	return perBroker, partitions
+}
+
+// replicaSum adds up replicas by broker. Broker ids are small in practice,
+// so it counts in a slice indexed by id, with a map only for the others:
+// the create path sums every topic's counts for each round, and map
+// updates made that the costliest step of planning a small round.
+type replicaSum struct {
+	dense  []int
+	sparse map[int32]int
+}
+
+// denseBrokerIDs bounds the ids replicaSum counts in its slice.
+const denseBrokerIDs = 1 << 16
+
+func (s *replicaSum) add(broker int32, n int) {
+	if broker < 0 || broker >= denseBrokerIDs {
+		if s.sparse == nil {
+			s.sparse = map[int32]int{}
+		}
+		s.sparse[broker] += n
+		return
+	}
+	if int(broker) >= len(s.dense) {
+		s.dense = append(s.dense, make([]int, int(broker)+1-len(s.dense))...)
+	}
+	s.dense[broker] += n
+}
+
+// byBroker returns the sums by broker, brokers with no replicas left out.
+func (s *replicaSum) byBroker() map[int32]int {
+	out := make(map[int32]int, len(s.sparse))
+	for b, n := range s.dense {
+		if n != 0 {
+			out[int32(b)] = n
+		}
+	}
+	for b, n := range s.sparse {
+		out[b] += n
+	}
+	return out
 }
 
 // Limits returns the partition limits in force with the current counts, as

@@ -153,18 +153,23 @@ func (a *Admin) takePreread(ctx context.Context) (c *Cluster, parents []Op, ok b
 // it is copied.
 func (c *Cluster) withCreated(r *roundCreated) *Cluster {
 	c.TopicsVersion = r.version
-	c.TopicNames = slices.Clone(c.TopicNames)
+	var added []*Topic
 	for _, t := range r.topics {
 		if c.byName[t.Name] != nil {
 			continue // the read saw it
 		}
 		c.byName[t.Name] = t
-		c.TopicNames = append(c.TopicNames, t.Name)
-		c.Topics = append(c.Topics, t)
+		added = append(added, t)
 		c.topicsCversion++ // its create moved the children version
 	}
-	slices.Sort(c.TopicNames)
-	slices.SortFunc(c.Topics, func(x, y *Topic) int { return strings.Compare(x.Name, y.Name) })
+	byName := func(x, y *Topic) int { return strings.Compare(x.Name, y.Name) }
+	slices.SortFunc(added, byName)
+	names := make([]string, len(added))
+	for i, t := range added {
+		names[i] = t.Name
+	}
+	c.TopicNames = mergeSorted(c.TopicNames, names, strings.Compare)
+	c.Topics = mergeSorted(c.Topics, added, byName)
 	return c
 }
 

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ConfigType is the type of a Kafka config (ConfigDef.Type).
@@ -116,13 +117,22 @@ func extensionTopicConfigDefs() []TopicConfigDef {
 
 // LookupTopicConfig returns the definition of a topic config.
 func LookupTopicConfig(name string) (TopicConfigDef, bool) {
-	for _, d := range append(TopicConfigDefs(), extensionTopicConfigDefs()...) {
-		if d.Name == name {
-			return d, true
-		}
-	}
-	return TopicConfigDef{}, false
+	d, ok := topicConfigIndex()[name]
+	return d, ok
 }
+
+// topicConfigIndex is every definition LookupTopicConfig knows, by name.
+// It is built once and never changed: every create validates its topics'
+// configs, and rebuilding the table for each key looked up cost more than
+// the rest of a small create's planning.
+var topicConfigIndex = sync.OnceValue(func() map[string]TopicConfigDef {
+	defs := append(TopicConfigDefs(), extensionTopicConfigDefs()...)
+	index := make(map[string]TopicConfigDef, len(defs))
+	for _, d := range defs {
+		index[d.Name] = d
+	}
+	return index
+})
 
 // gzipLevel is GzipCompression.LevelValidator: -1 (zlib's default) or 1..9.
 func gzipLevel(v string) string {

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"sync"
 	"testing"
@@ -47,6 +49,11 @@ var createScenarios = []createScenario{
 // deployed ZooKeeper has long finished, so measurement starts after it.
 var warmFor = flag.Duration("bench.warm", 15*time.Second, "keep warming ZooKeeper up this long before measuring")
 
+// apiProfile: go test's -cpuprofile covers the warm-up and the raw side
+// too; this profiles only the timed API sides, where our CPU time is
+// what the comparison charges.
+var apiProfile = flag.String("bench.apiprofile", "", "write a CPU profile of the timed API sides only to this file")
+
 // BenchmarkCreateTopics measures topic creation through CreateTopics (v7,
 // timeout 120 s, so each answer means leaders are elected) against the
 // same znodes written raw to the same ZooKeeper.
@@ -75,6 +82,7 @@ func BenchmarkCreateTopics(b *testing.B) {
 		}
 	}
 	b.Logf("warmed up for %s", time.Since(warmFrom).Round(time.Millisecond))
+	profiling := startAPIProfile(b)
 	for _, sc := range createScenarios {
 		runs := 0 // the framework may call the function more than once: names must not repeat
 		b.Run(sc.name, func(b *testing.B) {
@@ -94,7 +102,9 @@ func BenchmarkCreateTopics(b *testing.B) {
 				load := loadAvg()
 				runtime.GC()
 				b.StartTimer()
+				profiling.resume()
 				apiTook, failed := createViaAPI(b, ctx, e.d.KafkaAddr(), sc, prefix)
+				profiling.pause()
 				b.StopTimer()
 				b.Logf("load average %s before, %s after", load, loadAvg())
 				ratios = append(ratios, report(b, sc, apiTook, rawTook, znodes, before, failed))
@@ -236,4 +246,42 @@ func report(b *testing.B, sc createScenario, apiTook, rawTook time.Duration, zno
 		sc.name, sc.rf, sc.conns, sc.perRequest, existing, int(parts), apiTook.Round(time.Millisecond), api,
 		znodes, rawTook.Round(time.Millisecond), raw, float64(znodes)/rawTook.Seconds(), 100*api/raw)
 	return 100 * api / raw
+}
+
+// apiProfiler writes one CPU profile per timed API side, to
+// <-bench.apiprofile>.<n>; `go tool pprof` merges the files it is given.
+type apiProfiler struct {
+	b    *testing.B
+	path string
+	n    int
+	f    *os.File
+}
+
+func startAPIProfile(b *testing.B) *apiProfiler { return &apiProfiler{b: b, path: *apiProfile} }
+
+func (p *apiProfiler) resume() {
+	if p.path == "" {
+		return
+	}
+	f, err := os.Create(fmt.Sprintf("%s.%d", p.path, p.n))
+	if err != nil {
+		p.b.Fatal(err)
+	}
+	p.n++
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		p.b.Fatal(err)
+	}
+	p.f = f
+}
+
+func (p *apiProfiler) pause() {
+	if p.f == nil {
+		return
+	}
+	pprof.StopCPUProfile()
+	if err := p.f.Close(); err != nil {
+		p.b.Fatal(err)
+	}
+	p.f = nil
 }

@@ -68,6 +68,9 @@ type Admin struct {
 	// preread is the cluster read the last round started for the next
 	// (admin_create_preread.go).
 	preread prereadSlot
+	// readMemo is what the create path's last cluster read resolved
+	// (topic_read_memo.go).
+	readMemo readMemoSlot
 	// writes counts the multis of writeLoop (every write but creates), so
 	// that a pre-read sent before one is not used after it.
 	writes atomic.Uint64

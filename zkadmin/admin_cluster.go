@@ -1,7 +1,9 @@
 package zkadmin
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/placement"
@@ -63,7 +65,11 @@ type Cluster struct {
 	Config    config.Config
 	ConfigErr error
 
+	// byName indexes Topics; nil in the create path's reads, which Topic
+	// then searches by name instead of building a map of every topic.
 	byName map[string]*Topic
+	// tally, when set, counts Topics (see replicaTally).
+	tally *replicaTally
 }
 
 // Broker is a live broker.
@@ -152,7 +158,16 @@ type Partition struct {
 }
 
 // Topic returns the topic read under name, or nil.
-func (c *Cluster) Topic(name string) *Topic { return c.byName[name] }
+func (c *Cluster) Topic(name string) *Topic {
+	if c.byName != nil {
+		return c.byName[name]
+	}
+	i, found := slices.BinarySearchFunc(c.Topics, name, func(t *Topic, name string) int { return strings.Compare(t.Name, name) })
+	if !found {
+		return nil
+	}
+	return c.Topics[i]
+}
 
 // HasTopic reports whether /brokers/topics/<name> exists (read or not).
 func (c *Cluster) HasTopic(name string) bool {
@@ -191,22 +206,11 @@ func (c *Cluster) PlacementBrokers() []placement.Broker {
 // what Kafka's controller makes of it. The counts are only complete when
 // the read covered all topics (AllTopics).
 func (c *Cluster) ReplicaCounts() (perBroker map[int32]int, partitions int) {
-	var sum replicaSum
-	for _, t := range c.Topics {
-		partitions += len(t.Assignment.Partitions)
-		if t.replicaCounts != nil {
-			for _, r := range t.replicaCounts {
-				sum.add(r.broker, r.count)
-			}
-			continue
-		}
-		for _, replicas := range t.Assignment.Partitions {
-			for _, b := range replicas {
-				sum.add(b, 1)
-			}
-		}
+	tally := c.tally
+	if tally == nil {
+		tally = tallyOf(c.Topics)
 	}
-	perBroker = sum.byBroker()
+	perBroker, partitions = tally.sum.byBroker(), tally.partitions
 	if c.Reassignment != nil {
 		for tp, target := range c.Reassignment.ByPartition() {
 			var current []int32
@@ -219,46 +223,6 @@ func (c *Cluster) ReplicaCounts() (perBroker map[int32]int, partitions int) {
 		}
 	}
 	return perBroker, partitions
-}
-
-// replicaSum adds up replicas by broker. Broker ids are small in practice,
-// so it counts in a slice indexed by id, with a map only for the others:
-// the create path sums every topic's counts for each round, and map
-// updates made that the costliest step of planning a small round.
-type replicaSum struct {
-	dense  []int
-	sparse map[int32]int
-}
-
-// denseBrokerIDs bounds the ids replicaSum counts in its slice.
-const denseBrokerIDs = 1 << 16
-
-func (s *replicaSum) add(broker int32, n int) {
-	if broker < 0 || broker >= denseBrokerIDs {
-		if s.sparse == nil {
-			s.sparse = map[int32]int{}
-		}
-		s.sparse[broker] += n
-		return
-	}
-	if int(broker) >= len(s.dense) {
-		s.dense = append(s.dense, make([]int, int(broker)+1-len(s.dense))...)
-	}
-	s.dense[broker] += n
-}
-
-// byBroker returns the sums by broker, brokers with no replicas left out.
-func (s *replicaSum) byBroker() map[int32]int {
-	out := make(map[int32]int, len(s.sparse))
-	for b, n := range s.dense {
-		if n != 0 {
-			out[int32(b)] = n
-		}
-	}
-	for b, n := range s.sparse {
-		out[b] += n
-	}
-	return out
 }
 
 // Limits returns the partition limits in force with the current counts, as

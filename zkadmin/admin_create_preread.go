@@ -155,10 +155,9 @@ func (c *Cluster) withCreated(r *roundCreated) *Cluster {
 	c.TopicsVersion = r.version
 	var added []*Topic
 	for _, t := range r.topics {
-		if c.byName[t.Name] != nil {
+		if c.Topic(t.Name) != nil {
 			continue // the read saw it
 		}
-		c.byName[t.Name] = t
 		added = append(added, t)
 		c.topicsCversion++ // its create moved the children version
 	}
@@ -170,6 +169,9 @@ func (c *Cluster) withCreated(r *roundCreated) *Cluster {
 	}
 	c.TopicNames = mergeSorted(c.TopicNames, names, strings.Compare)
 	c.Topics = mergeSorted(c.Topics, added, byName)
+	if c.tally != nil {
+		c.tally = c.tally.with(nil, added)
+	}
 	return c
 }
 

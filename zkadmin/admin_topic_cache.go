@@ -107,9 +107,10 @@ func (e cachedTopic) current(sessionEvents uint64) bool {
 }
 
 // lookup returns, for each of names, its current entry (nil when there is
-// none) and the names to read, and drops every entry that is no longer
-// current.
-func (tc *topicCache) lookup(names []string, sessionEvents uint64) (hits []*Topic, misses []string) {
+// none) and the names to read, and drops the entries of names that are no
+// longer current; with sweep, names is every topic listed, and every other
+// entry no longer current is dropped too.
+func (tc *topicCache) lookup(names []string, sessionEvents uint64, sweep bool) (hits []*Topic, misses []string) {
 	tc.mu.Lock()
 	defer tc.mu.Unlock()
 	hits = make([]*Topic, len(names))
@@ -126,7 +127,7 @@ func (tc *topicCache) lookup(names []string, sessionEvents uint64) (hits []*Topi
 		}
 		misses = append(misses, n)
 	}
-	if len(tc.entries) > found {
+	if sweep && len(tc.entries) > found {
 		// Entries of topics no longer listed: deleted, so their watch
 		// fired (or the session moved on).
 		for n, e := range tc.entries {
@@ -188,11 +189,17 @@ func (tc *topicCache) len() int {
 // znodes still current in the cache (see topicCache) are not read again,
 // and those read are read with a watch and cached. The Cluster's Topics
 // may be shared with other reads: callers must not change them.
+//
+// When no watch of the session fired since the last such read (see
+// topicReadMemo), the topics that read resolved are taken from it as they
+// are, and only the names it did not have are looked up: the round then
+// costs the topics that changed, not every topic of the cluster.
 func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 	c, side, err := a.readHead(ctx, true, a.listing.get())
 	if err != nil {
 		return nil, err
 	}
+	c.byName = nil // Topic searches the sorted Topics
 	if c.TopicsExist {
 		a.listing.set(&topicListing{names: c.TopicNames, cversion: c.topicsCversion})
 	}
@@ -200,10 +207,12 @@ func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
+	nodeEvents := a.zk.nodeEvents.Load() // before the lookup: see topicReadMemo
 	if err := a.topics.awaitWarming(ctx); err != nil {
 		return nil, fmt.Errorf("read cluster: %w", err)
 	}
-	hits, misses := a.topics.lookup(c.TopicNames, sessionEvents)
+	carried := a.readMemo.get().carry(c.TopicNames, sessionEvents, nodeEvents)
+	hits, misses := a.topics.lookup(carried.rest, sessionEvents, carried.base == nil)
 	allBrokers := c.brokerPaths(side.brokerIDs)
 	have, brokerPaths := side.brokerReads(allBrokers)
 	a.knownBrokers.set(allBrokers)
@@ -227,19 +236,20 @@ func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 	for i, n := range misses {
 		read[n] = topics[i]
 	}
-	c.Topics = make([]*Topic, 0, len(c.TopicNames))
-	c.byName = make(map[string]*Topic, len(c.TopicNames))
-	for i, n := range c.TopicNames {
+	// Resolve the names not carried, in listing order.
+	resolved := make([]*Topic, len(carried.rest))
+	watched := make([]bool, len(carried.rest))
+	for i, n := range carried.rest {
 		t, err := a.createTopicOf(c, n, hits[i], read, sessionEvents)
 		if err != nil {
 			return nil, fmt.Errorf("read cluster: %w", err)
 		}
-		if t == nil {
-			continue // deleted since the listing
-		}
-		c.Topics = append(c.Topics, t)
-		c.byName[n] = t
+		resolved[i] = t
+		watched[i] = hits[i] != nil || read[n].Watch != nil
 	}
+	memo := carried.assemble(c, resolved, watched)
+	memo.sessionEvents, memo.nodeEvents = sessionEvents, nodeEvents
+	a.readMemo.set(memo)
 	return c, nil
 }
 

@@ -28,6 +28,11 @@ type Client struct {
 	// sessionEvents counts go-zookeeper's session state callbacks handled
 	// (see syncEvents).
 	sessionEvents atomic.Uint64
+	// nodeEvents counts the watch firings handled other than children
+	// changes, each counted after its watches are fired: a count that
+	// has not moved since a read proves that no znode this session reads
+	// with a data watch changed since (see topicReadMemo).
+	nodeEvents atomic.Uint64
 
 	closeOnce sync.Once
 	lifeMu    sync.Mutex     // orders closing against inflight.Add
@@ -235,6 +240,9 @@ func (c *Client) handle(zev zk.Event) {
 		ev.Err = mapZkError(zev.Err)
 	}
 	c.watches.fire(ev)
+	if typ != EventNodeChildrenChanged {
+		c.nodeEvents.Add(1)
+	}
 	c.publish(ev)
 }
 

@@ -97,16 +97,22 @@ func BenchmarkCreateTopics(b *testing.B) {
 				// kzadmind and the simulated brokers, whose collections
 				// otherwise land on one side or the other at random.
 				runtime.GC()
+				clock := cpuClock{zkPid: e.zk.Pid()}
+				cpu0, pk0 := clock.now(), zkPackets(e.zk.Addr())
 				rawTook, znodes := writeRaw(b, ctx, raw, sc, prefix)
+				rawCPU, rawPackets := clock.now().since(cpu0), zkPackets(e.zk.Addr())-pk0-1
 				before := len(e.d.Controller().Snapshot().Topics)
 				load := loadAvg()
 				runtime.GC()
+				cpu1, pk1 := clock.now(), zkPackets(e.zk.Addr())
 				b.StartTimer()
 				profiling.resume()
 				apiTook, failed := createViaAPI(b, ctx, e.d.KafkaAddr(), sc, prefix)
 				profiling.pause()
 				b.StopTimer()
-				b.Logf("load average %s before, %s after", load, loadAvg())
+				apiCPU, apiPackets := clock.now().since(cpu1), zkPackets(e.zk.Addr())-pk1-1
+				b.Logf("load average %s before, %s after; raw side %s, %d ZooKeeper requests; API side %s, %d ZooKeeper requests",
+					load, loadAvg(), rawCPU, rawPackets, apiCPU, apiPackets)
 				ratios = append(ratios, report(b, sc, apiTook, rawTook, znodes, before, failed))
 			}
 			// Both rates move with the disk and the other tenants of the

@@ -246,6 +246,14 @@ const stopGrace = 30 * time.Second
 
 // Stop sends SIGTERM and waits for the process to exit; after 30s it kills
 // it and returns an error.
+// Pid is the server's process id, 0 when it is not running.
+func (s *Server) Pid() int {
+	if p := s.proc.Current(); p != nil {
+		return p.Pid()
+	}
+	return 0
+}
+
 func (s *Server) Stop() error { return s.wrap(s.proc.Stop(syscall.SIGTERM, stopGrace)) }
 
 // Kill sends SIGKILL (kill -9) and waits for the process to exit.

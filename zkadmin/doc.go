@@ -171,10 +171,17 @@
 // round: the listing a round read or its multis left is kept, tagged with
 // the children version of /brokers/topics, and a stat read stands in for
 // the listing while that version is unchanged (every child created or
-// deleted, by any writer, moves it); see topic_listing.go. A create on a
-// cluster of N topics thus costs a few small reads, not N reads or the
-// listing of N names; other writes (AddPartitions, reassignments) still
-// read what they need afresh.
+// deleted, by any writer, moves it); see topic_listing.go. Nor do they
+// look at every cached topic: the topics the last read resolved are
+// carried into the next, with their replica tally, while the client has
+// delivered no watch firing (but children changes) and no session event
+// since, which after the fence read's event barrier proves none of them
+// changed; only the names that read did not have are looked up, and the
+// tally moves by the topics added and removed (topic_read_memo.go). A
+// create on a cluster of N topics thus costs a few small reads and work in
+// the topics that changed, not N reads, the listing of N names, or a walk
+// of N topics; other writes (AddPartitions, reassignments) still read what
+// they need afresh.
 //
 // kzadmind (AdminOptions.PrereadCreates) also sends each round's read of
 // the next round before it plans, and the next round, if it starts within

@@ -68,9 +68,6 @@ type Admin struct {
 	// preread is the cluster read the last round started for the next
 	// (admin_create_preread.go).
 	preread prereadSlot
-	// earlyPrereadSent, when set (tests only), is called with the pre-read
-	// a round sends as it starts, before the round waits for its own.
-	earlyPrereadSent func(*createPreread)
 	// readMemo is what the create path's last cluster read resolved
 	// (topic_read_memo.go).
 	readMemo readMemoSlot

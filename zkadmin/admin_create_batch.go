@@ -101,24 +101,12 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 	// version-checked set) fails the multi like any lost race.
 	var pre createPrefetch
 	c, parents, ok := (*Cluster)(nil), []Op(nil), false
-	var pr *createPreread // the next round's read (admin_create_preread.go)
 	if attempt == 1 && !anyDryRun(pending) {
-		if prev, after := a.claimPreread(); prev != nil {
-			if a.opts.PrereadCreates {
-				pr = a.startPreread()
-				if a.earlyPrereadSent != nil {
-					a.earlyPrereadSent(pr)
-				}
-			}
-			c, parents, ok = a.usePreread(ctx, prev, after)
-		}
+		c, parents, ok = a.takePreread(ctx)
 	}
 	if ok {
 		pre = assumeNoConfigs(pending, parents)
 	} else {
-		// The next round's read must not predate this round's.
-		a.finishPreread(pr, nil)
-		pr = nil
 		var wg sync.WaitGroup
 		wg.Go(func() { pre = a.prefetchCreates(ctx, pending) })
 		var err error
@@ -131,7 +119,8 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 			return nil, nil, failAll(out, pending, err)
 		}
 	}
-	if pr == nil && a.opts.PrereadCreates && c.TopicsExist && !anyDryRun(pending) {
+	var pr *createPreread
+	if a.opts.PrereadCreates && c.TopicsExist && !anyDryRun(pending) {
 		// Sent before the plan, so that ZooKeeper answers it before this
 		// round's multi, and it is ready when the next round comes.
 		pr = a.startPreread()

@@ -43,20 +43,6 @@ import (
 // The config znodes of the new topics are not read: the round creates
 // them, and should one exist (a deletion that left it), the multi fails
 // on it like a lost race and the next attempt reads them, as always.
-//
-// When to send it. A round planning on a pre-read sends the next one as it
-// starts, before it waits for its own: the reads then go out while the
-// previous round's reads are still being answered, rather than after the
-// plan, when this round's multi may already be queued ahead of them (a
-// session's requests are answered in order, so a read queued behind the
-// multi waits for it, and the next round for the read). That is as safe
-// as sending it after the read: the round's fence is the version the
-// previous round's multi left, which was answered before this round
-// began. A round that reads afresh instead drops the early one and sends
-// the next after its read, as the fence needs: the pre-read must not
-// predate the read whose version the multi expects, or a fenced create
-// landing between the two would be counted by this round and missed by
-// the next.
 
 // prereadMaxAge is how long after it was sent a pre-read may stand in for
 // a round's read.
@@ -135,10 +121,10 @@ func (a *Admin) finishPreread(pr *createPreread, created *roundCreated) {
 	}
 }
 
-// claimPreread takes the pre-read the last round sent, with what that
-// round created, when it may still stand in for a round's read (nil
-// otherwise). Taking it means no two rounds plan on it.
-func (a *Admin) claimPreread() (*createPreread, *roundCreated) {
+// takePreread returns the cluster a round may plan on instead of reading,
+// with the ops creating the config parents, or ok false. It takes the
+// pre-read, so that no two rounds plan on it.
+func (a *Admin) takePreread(ctx context.Context) (c *Cluster, parents []Op, ok bool) {
 	a.preread.mu.Lock()
 	pr := a.preread.next
 	a.preread.next = nil
@@ -148,15 +134,8 @@ func (a *Admin) claimPreread() (*createPreread, *roundCreated) {
 	}
 	a.preread.mu.Unlock()
 	if pr == nil || after == nil || time.Since(pr.sent) > a.preread.maxAge || a.writes.Load() != pr.writes {
-		return nil, nil
+		return nil, nil, false
 	}
-	return pr, after
-}
-
-// usePreread waits for a claimed pre-read and returns the cluster a round
-// may plan on instead of reading, with the ops creating the config
-// parents, or ok false.
-func (a *Admin) usePreread(ctx context.Context, pr *createPreread, after *roundCreated) (c *Cluster, parents []Op, ok bool) {
 	select {
 	case <-pr.done:
 	case <-ctx.Done():

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // readWithMemo runs carry and assemble as readForCreate does, resolving
@@ -171,4 +173,91 @@ func TestTopicReadMemoRandomRounds(t *testing.T) {
 		checkRead(t, c, listing, znodes, marked)
 		_ = round
 	}
+}
+
+// TestReadForCreateMatchesAFullReadUnderForeignWriters: creates of ours
+// (which carry the last read) interleaved at random with writers that do
+// not follow our fence (topics created, grown, deleted, marked for
+// deletion behind our back): after every step, the create path's read
+// holds and counts exactly what a full read of every znode finds.
+func TestReadForCreateMatchesAFullReadUnderForeignWriters(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, nil)
+	foreign := connect(t, Options{Chroot: e.chroot})
+	r := rand.New(rand.NewPCG(11, 12))
+	var names []string
+	next, carried := 0, 0
+	newName := func() string {
+		next++
+		return "t" + strings.Repeat("x", next%3) + string(rune('a'+next%26)) + strings.Repeat("y", next/26)
+	}
+	for step := range 80 {
+		switch k := r.IntN(10); {
+		case k < 5: // our creates
+			var reqs []CreateTopicRequest
+			for range 1 + r.IntN(3) {
+				reqs = append(reqs, CreateTopicRequest{Topic: newName(), Partitions: int32(1 + r.IntN(3)), ReplicationFactor: 1})
+			}
+			for i, o := range e.createBatchWith(a, reqs) {
+				if o.Err != nil {
+					t.Fatalf("step %d: create %s: %v", step, reqs[i].Topic, o.Err)
+				}
+				names = append(names, reqs[i].Topic)
+			}
+		case k < 7 && len(names) > 0: // grown behind our back
+			writeForeignTopic(t, e, foreign, names[r.IntN(len(names))], 1+r.IntN(6))
+		case k < 8: // created behind our back
+			n := newName()
+			writeForeignTopic(t, e, foreign, n, 1+r.IntN(4))
+			names = append(names, n)
+		case k < 9 && len(names) > 0: // deleted behind our back
+			i := r.IntN(len(names))
+			if err := foreign.Delete(e.ctx, znodes.TopicPath(names[i]), AnyVersion); err != nil {
+				t.Fatal(err)
+			}
+			names = slices.Delete(names, i, i+1)
+		case len(names) > 0: // marked for deletion, or unmarked
+			path := znodes.DeleteTopicPath(names[r.IntN(len(names))])
+			if _, err := foreign.Create(e.ctx, path, nil, Persistent); err != nil {
+				if err := foreign.Delete(e.ctx, path, AnyVersion); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		before := a.readMemo.get()
+		got, err := a.readForCreate(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after := a.readMemo.get(); before != nil && after.nodeEvents == before.nodeEvents &&
+			after.sessionEvents == before.sessionEvents {
+			carried++ // the counts matched, so this read carried the last
+		}
+		want, err := a.ReadCluster(e.ctx, ReadOptions{AllTopics: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.TopicNames, want.TopicNames) || len(got.Topics) != len(want.Topics) {
+			t.Fatalf("step %d: read %v / %d topics, full read %v / %d", step, got.TopicNames, len(got.Topics),
+				want.TopicNames, len(want.Topics))
+		}
+		for i, w := range want.Topics {
+			g := got.Topics[i]
+			if g.Name != w.Name || g.Version != w.Version || g.MarkedForDeletion != w.MarkedForDeletion ||
+				len(g.Assignment.Partitions) != len(w.Assignment.Partitions) {
+				t.Fatalf("step %d: topic %s: read version %d marked %v, %d partitions; full read version %d marked %v, %d partitions",
+					step, w.Name, g.Version, g.MarkedForDeletion, len(g.Assignment.Partitions),
+					w.Version, w.MarkedForDeletion, len(w.Assignment.Partitions))
+			}
+		}
+		gotPer, gotParts := got.ReplicaCounts()
+		wantPer, wantParts := want.ReplicaCounts()
+		if !maps.Equal(gotPer, wantPer) || gotParts != wantParts {
+			t.Fatalf("step %d: read counts %v (%d partitions), full read %v (%d)", step, gotPer, gotParts, wantPer, wantParts)
+		}
+	}
+	if carried == 0 {
+		t.Fatal("no read carried the last one: the test did not exercise the memo")
+	}
+	t.Logf("%d of 80 reads carried the last read", carried)
 }

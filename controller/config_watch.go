@@ -217,6 +217,9 @@ func (c *Controller) applyConfigChanges(ls *leaderState, st *configState, topics
 		}
 		all = electionSettingsChanged(st.conf, conf)
 		st.conf = conf
+		if rs := ls.recovery; rs != nil && rs.clock != nil {
+			rs.clock.set(conf.UncleanRecoveryTimeout) // recoveries already waiting follow it
+		}
 	}
 	affected := func(name string) bool { return (all || topics[name]) && !ls.cc.deleting[name] }
 	settings := settingsCache{}

@@ -215,3 +215,19 @@ func TestUncleanRecoveryNone(t *testing.T) {
 		t.Fatalf("None asked %v", a)
 	}
 }
+
+// TestUncleanRecoveryTimeoutLoweredWhileWaiting: Balanced waits an hour
+// for replicas that will not answer; lowering the dynamic
+// unclean.recovery.timeout.ms ends that wait, and the replica that
+// answered leads.
+func TestUncleanRecoveryTimeoutLoweredWhileWaiting(t *testing.T) {
+	sc, _ := recoveryScenario(t, config.RecoveryBalanced, time.Hour)
+	waitFor(t, "recovery waiting", func() bool {
+		return metricValue(t, sc.ctl, "kafka_controller_ControllerStats_UncleanRecoveriesStartedPerSec") == 1
+	})
+	changeConfig(t, sc.obs, znodes.EntityBrokers, znodes.DefaultEntityName, map[string]string{"unclean.recovery.timeout.ms": "100"})
+	st := sc.waitState(t, "foo", 0, "led by 3", func(s election.LeaderAndIsr) bool { return s.Leader == 3 })
+	if st.LeaderRecoveryState != election.Recovering {
+		t.Fatalf("after recovery: %v", st)
+	}
+}

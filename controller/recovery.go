@@ -20,6 +20,10 @@ import (
 type recoveryState struct {
 	sessions map[TopicPartition]*recoverySession
 	pending  []TopicPartition // decided to recover, not yet asked
+	// clock is the wait of the recoveries (recovery_clock.go), made with
+	// the first of them; the loop moves it when the dynamic default
+	// changes.
+	clock *recoveryClock
 }
 
 // recoverySession is one partition's recovery: what it waits for and what
@@ -89,6 +93,10 @@ func (c *Controller) launchRecoveries(ls *leaderState) {
 	}
 	tps := rs.pending
 	rs.pending = nil
+	started := time.Now()
+	if rs.clock == nil {
+		rs.clock = newRecoveryClock(c.electionConf().UncleanRecoveryTimeout) // the dynamic default, if set
+	}
 	if c.cfg.Prober == nil {
 		for _, tp := range tps {
 			delete(rs.sessions, tp)
@@ -109,7 +117,7 @@ func (c *Controller) launchRecoveries(ls *leaderState) {
 		}
 	}
 	for _, broker := range sortedKeys(byBroker) {
-		if !c.startProbe(ls, broker, byBroker[broker]) {
+		if !c.startProbe(ls, broker, byBroker[broker], started) {
 			continue
 		}
 		for _, p := range byBroker[broker] {
@@ -118,27 +126,29 @@ func (c *Controller) launchRecoveries(ls *leaderState) {
 			}
 		}
 	}
-	c.startRecoveryTimer(ls, tps)
+	c.startRecoveryTimer(ls, tps, started)
 }
 
 // startProbe asks one broker, in a goroutine of the leadership, and
 // reports whether it did. The reply event lists every partition asked,
 // even when the probe failed, so that sessions stop counting on it.
-func (c *Controller) startProbe(ls *leaderState, broker int32, parts []replicalog.Partition) bool {
+func (c *Controller) startProbe(ls *leaderState, broker int32, parts []replicalog.Partition, started time.Time) bool {
 	target, ok := c.probeTarget(ls, broker)
 	if !ok {
 		c.log.Warn().Int32("broker", broker).Msg("unclean recovery: broker has no inter-broker endpoint")
 		return false
 	}
-	prober, wait := c.cfg.Prober, c.electionConf().UncleanRecoveryTimeout // dynamic default honoured
+	prober, clock := c.cfg.Prober, ls.recovery.clock
 	ls.wg.Add(1)
 	go func() {
 		defer ls.wg.Done()
+		ctx, cancel := clock.contextFrom(ls.ctx, started)
+		defer cancel()
 		ev := &recoveryEvent{gen: ls, answers: map[TopicPartition]election.ReplicaLog{}}
 		for _, p := range parts {
 			ev.asked = append(ev.asked, TopicPartition{Topic: p.Topic, Partition: p.Index})
 		}
-		infos, err := probeUntilHeard(ls.ctx, prober, target, parts, wait)
+		infos, err := probeUntilHeard(ctx, prober, target, parts)
 		if err != nil {
 			if ls.ctx.Err() == nil {
 				c.log.Warn().Err(err).Int32("broker", broker).Msg("unclean recovery: replica log probe failed")
@@ -164,7 +174,7 @@ func (c *Controller) startProbe(ls *leaderState, broker int32, parts []replicalo
 const probeRetryBackoff = 250 * time.Millisecond
 
 // probeUntilHeard asks one broker again until it has answered for every
-// partition or the recovery's wait is over. The usual trigger of a
+// partition or ctx, which ends with the recovery's wait, is over. The usual trigger of a
 // recovery is a broker registering, and such a broker refuses connections
 // until its listener is up and answers NOT_LEADER_OR_FOLLOWER until its
 // LeaderAndIsr has arrived: asked once, it would never be heard. A
@@ -172,12 +182,7 @@ const probeRetryBackoff = 250 * time.Millisecond
 // the last error code for partitions never answered, or the last error
 // when the broker never answered at all.
 func probeUntilHeard(ctx context.Context, prober replicalog.Prober, target replicalog.Target,
-	parts []replicalog.Partition, wait time.Duration) ([]replicalog.Info, error) {
-	if wait > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, wait)
-		defer cancel()
-	}
+	parts []replicalog.Partition) ([]replicalog.Info, error) {
 	heard := make(map[replicalog.Partition]replicalog.Info, len(parts))
 	todo := parts
 	var lastErr error
@@ -223,18 +228,15 @@ func pause(ctx context.Context, d time.Duration) bool {
 	}
 }
 
-// startRecoveryTimer ends the sessions' wait after unclean.recovery.timeout.ms.
-func (c *Controller) startRecoveryTimer(ls *leaderState, tps []TopicPartition) {
-	timeout := c.electionConf().UncleanRecoveryTimeout // the dynamic default, if set
+// startRecoveryTimer ends the sessions' wait after unclean.recovery.timeout.ms
+// from started, following changes of the dynamic default meanwhile.
+func (c *Controller) startRecoveryTimer(ls *leaderState, tps []TopicPartition, started time.Time) {
+	clock := ls.recovery.clock
 	ls.wg.Add(1)
 	go func() {
 		defer ls.wg.Done()
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		select {
-		case <-t.C:
+		if clock.waitFrom(ls.ctx, started) {
 			c.queue.push(&recoveryEvent{gen: ls, timeout: tps})
-		case <-ls.ctx.Done():
 		}
 	}()
 }

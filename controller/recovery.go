@@ -174,13 +174,13 @@ func (c *Controller) startProbe(ls *leaderState, broker int32, parts []replicalo
 const probeRetryBackoff = 250 * time.Millisecond
 
 // probeUntilHeard asks one broker again until it has answered for every
-// partition or ctx, which ends with the recovery's wait, is over. The usual trigger of a
-// recovery is a broker registering, and such a broker refuses connections
-// until its listener is up and answers NOT_LEADER_OR_FOLLOWER until its
-// LeaderAndIsr has arrived: asked once, it would never be heard. A
-// partition keeps its first answer; the result is in parts' order, with
-// the last error code for partitions never answered, or the last error
-// when the broker never answered at all.
+// partition or ctx, which ends with the recovery's wait, is over. The
+// usual trigger of a recovery is a broker registering, and such a broker
+// refuses connections until its listener is up and answers
+// NOT_LEADER_OR_FOLLOWER until its LeaderAndIsr has arrived: asked once,
+// it would never be heard. A partition keeps its first answer; the result
+// is in parts' order, with the last error code for partitions never
+// answered, or the last error when the broker never answered at all.
 func probeUntilHeard(ctx context.Context, prober replicalog.Prober, target replicalog.Target,
 	parts []replicalog.Partition) ([]replicalog.Info, error) {
 	heard := make(map[replicalog.Partition]replicalog.Info, len(parts))

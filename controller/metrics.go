@@ -19,6 +19,7 @@ type metrics struct {
 	partitions       prometheus.Gauge
 	state            prometheus.Gauge
 	leaderElection   prometheus.Histogram
+	topicChange      prometheus.Histogram
 	uncleanElections prometheus.Counter
 }
 
@@ -39,6 +40,11 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "Time to process broker change events (Kafka's leader election timer), in milliseconds.",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 16),
 		}),
+		topicChange: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "kafka_controller", Subsystem: "ControllerStats", Name: "TopicChangeRateAndTimeMs",
+			Help:    "Time to process topic change events, a create's multi among them, in milliseconds.",
+			Buckets: prometheus.ExponentialBuckets(0.125, 2, 18),
+		}),
 		uncleanElections: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: "kafka_controller", Subsystem: "ControllerStats", Name: "UncleanLeaderElectionsPerSec",
 			Help: "Unclean leader elections (a counter: rate() gives Kafka's per-second meter).",
@@ -48,7 +54,7 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return m, nil
 	}
 	for _, col := range []prometheus.Collector{m.active, m.offline, m.imbalance, m.topics, m.partitions,
-		m.state, m.leaderElection, m.uncleanElections} {
+		m.state, m.leaderElection, m.topicChange, m.uncleanElections} {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}
@@ -57,10 +63,15 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 }
 
 // observe records an event's processing time in its state's timer. Kafka
-// times broker changes as LeaderElectionRateAndTimeMs.
+// times broker changes as LeaderElectionRateAndTimeMs, and topic changes
+// (with kzadmin's create multis) as TopicChangeRateAndTimeMs.
 func (m *metrics) observe(s State, d time.Duration) {
-	if s == StateBrokerChange {
-		m.leaderElection.Observe(float64(d) / float64(time.Millisecond))
+	ms := float64(d) / float64(time.Millisecond)
+	switch s {
+	case StateBrokerChange:
+		m.leaderElection.Observe(ms)
+	case StateTopicChange:
+		m.topicChange.Observe(ms)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"io"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -45,6 +46,22 @@ type AdminOptions struct {
 	// admin_create_preread.go): for a server whose creates come back to
 	// back, not for a one-shot tool.
 	PrereadCreates bool
+	// OnCreateRound, when set, is told how long each round of
+	// CreateTopics took, by phase (kzadmind exports it as a metric).
+	OnCreateRound func(CreateRoundTiming)
+}
+
+// CreateRoundTiming is one round of CreateTopics, by phase.
+type CreateRoundTiming struct {
+	// Topics is how many topics the round planned, refusals included.
+	Topics int
+	// Preread reports whether the round planned on a pre-read.
+	Preread bool
+	// Read is the cluster read, or the wait for the pre-read; Plan is the
+	// validation and placement; Commit is the multis, through the
+	// Committer when there is one. A round refused or failed before its
+	// multis has no Commit.
+	Read, Plan, Commit time.Duration
 }
 
 // Admin is kzadmin's AdminZkClient: it validates admin requests against the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/kzadmin/kzadmin/placement"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -99,6 +100,11 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 	// for the limits, so they are read alongside the cluster rather than
 	// after it: should one change before the multi, its create (or its
 	// version-checked set) fails the multi like any lost race.
+	timing := CreateRoundTiming{Topics: len(pending)}
+	began := time.Now()
+	if a.opts.OnCreateRound != nil {
+		defer func() { a.opts.OnCreateRound(timing) }()
+	}
 	var pre createPrefetch
 	c, parents, ok := (*Cluster)(nil), []Op(nil), false
 	if attempt == 1 && !anyDryRun(pending) {
@@ -119,6 +125,9 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 			return nil, nil, failAll(out, pending, err)
 		}
 	}
+	timing.Preread = ok
+	timing.Read = time.Since(began)
+	began = time.Now()
 	var pr *createPreread
 	if a.opts.PrereadCreates && c.TopicsExist && !anyDryRun(pending) {
 		// Sent before the plan, so that ZooKeeper answers it before this
@@ -126,6 +135,7 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 		pr = a.startPreread()
 	}
 	plan, err := a.planCreates(ctx, c, pending, out, attempt, pre)
+	timing.Plan = time.Since(began)
 	if err != nil {
 		a.finishPreread(pr, nil)
 		return nil, nil, failAll(out, pending, err)
@@ -140,6 +150,10 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 			out[p.idx] = CreateTopicOutcome{}
 		}
 		return pending, errPrereadRefused, nil
+	}
+	if len(plan.topics) > 0 {
+		began = time.Now()
+		defer func() { timing.Commit = time.Since(began) }()
 	}
 	return a.commitCreates(ctx, c, plan, out, attempt, pr)
 }

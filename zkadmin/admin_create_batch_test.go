@@ -350,3 +350,28 @@ func rawCreates(b *testing.B, e *adminEnv, reqs []CreateTopicRequest) {
 		b.Fatal(err)
 	}
 }
+
+// TestOnCreateRoundTimesEachRound: the hook hears every round with its
+// phases; a round that only refuses has no commit.
+func TestOnCreateRoundTimesEachRound(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, limitsConfig(0, 4))
+	var rounds []CreateRoundTiming
+	a := NewAdmin(e.zk, AdminOptions{Config: limitsConfig(0, 4), OnCreateRound: func(r CreateRoundTiming) { rounds = append(rounds, r) }})
+	out := e.createBatchWith(a, []CreateTopicRequest{
+		{Topic: "a", Partitions: 2, ReplicationFactor: 1},
+		{Topic: "b", Partitions: 2, ReplicationFactor: 1},
+	})
+	for _, o := range out {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	if len(rounds) != 1 || rounds[0].Topics != 2 || rounds[0].Read <= 0 || rounds[0].Plan <= 0 || rounds[0].Commit <= 0 {
+		t.Fatalf("rounds %+v, want one of 2 topics with every phase timed", rounds)
+	}
+	_, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "c", Partitions: 1, ReplicationFactor: 1})
+	wantKind(t, err, KindPartitionLimit)
+	if len(rounds) != 2 || rounds[1].Commit != 0 {
+		t.Fatalf("rounds %+v, want a second one without a commit", rounds)
+	}
+}

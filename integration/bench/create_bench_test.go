@@ -104,15 +104,15 @@ func BenchmarkCreateTopics(b *testing.B) {
 				before := len(e.d.Controller().Snapshot().Topics)
 				load := loadAvg()
 				runtime.GC()
-				cpu1, pk1 := clock.now(), zkPackets(e.zk.Addr())
+				cpu1, pk1, ph1 := clock.now(), zkPackets(e.zk.Addr()), readPhases(e.d.Metrics())
 				b.StartTimer()
 				profiling.resume()
 				apiTook, failed := createViaAPI(b, ctx, e.d.KafkaAddr(), sc, prefix)
 				profiling.pause()
 				b.StopTimer()
 				apiCPU, apiPackets := clock.now().since(cpu1), zkPackets(e.zk.Addr())-pk1-1
-				b.Logf("load average %s before, %s after; raw side %s, %d ZooKeeper requests; API side %s, %d ZooKeeper requests",
-					load, loadAvg(), rawCPU, rawPackets, apiCPU, apiPackets)
+				b.Logf("load average %s before, %s after; raw side %s, %d ZooKeeper requests; API side %s, %d ZooKeeper requests; %s",
+					load, loadAvg(), rawCPU, rawPackets, apiCPU, apiPackets, readPhases(e.d.Metrics()).since(ph1))
 				ratios = append(ratios, report(b, sc, apiTook, rawTook, znodes, before, failed))
 			}
 			// Both rates move with the disk and the other tenants of the

@@ -47,7 +47,13 @@ type Daemon struct {
 
 	cancel context.CancelFunc
 	done   chan error
+
+	metrics      *prometheus.Registry
+	createRounds *createRoundMetrics
 }
+
+// Metrics is what /metrics serves.
+func (d *Daemon) Metrics() prometheus.Gatherer { return d.metrics }
 
 // Start brings kzadmind up and returns once it serves; the controller
 // competes for /controller in the background. Stop ends it.
@@ -80,6 +86,10 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	d.metrics = reg
+	if d.createRounds, err = newCreateRoundMetrics(reg); err != nil {
+		return nil, err
+	}
 	d.ctrl, err = controller.New(controller.Config{
 		Conf: d.conf, ZK: d.zk, WarmStandby: d.conf.WarmStandby, Endpoints: d.endpoints(), Registry: reg,
 		BrokerDial: brokerchan.DialFunc(dial),
@@ -195,7 +205,8 @@ func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.M
 	// CreateTopics are group-committed (create_batcher.go).
 	// The controller commits the creates, writing each new topic's
 	// partition states in the same multi (zkadmin.CreateCommitter).
-	admin := newCreateBatcher(zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf, Committer: d.ctrl, PrereadCreates: true}))
+	admin := newCreateBatcher(zkadmin.NewAdmin(d.zk, zkadmin.AdminOptions{Config: &d.conf, Committer: d.ctrl,
+		PrereadCreates: true, OnCreateRound: d.createRounds.observe}))
 	view := newViewAdapter(d.ctrl, d.clusterID)
 	view.dir = d.dir
 	return func(listener string) (*wire.Mux, error) {

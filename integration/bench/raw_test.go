@@ -94,3 +94,82 @@ func (r rawTopics) write(ctx context.Context, zkc *zkadmin.Client) (time.Duratio
 	}
 	return time.Since(began), n, nil
 }
+
+// topicOps returns the znodes of topic i, parents first: the config and
+// topic znodes, the partitions directory, and each partition with its
+// state.
+func (r rawTopics) topicOps(i int, cfg []byte) ([]zkadmin.Op, error) {
+	name := r.name(i)
+	asg := znodes.TopicAssignment{Partitions: map[int32][]int32{}, TopicID: topicID(r.prefix, i)}
+	for p := range r.partitions {
+		asg.Partitions[int32(p)] = r.replicas(i, p)
+	}
+	data, err := asg.Encode()
+	if err != nil {
+		return nil, err
+	}
+	ops := []zkadmin.Op{
+		zkadmin.CreateOp(znodes.ConfigEntityPath(znodes.EntityTopics, name), cfg, zkadmin.Persistent),
+		zkadmin.CreateOp(znodes.TopicPath(name), data, zkadmin.Persistent),
+		zkadmin.CreateOp(znodes.PartitionsPath(name), nil, zkadmin.Persistent),
+	}
+	for p := range int32(r.partitions) {
+		reps := r.replicas(i, int(p))
+		st, err := znodes.PartitionState{Leader: reps[0], ISR: reps, ControllerEpoch: r.controllerEpoch}.Encode()
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, zkadmin.CreateOp(znodes.PartitionPath(name, p), nil, zkadmin.Persistent),
+			zkadmin.CreateOp(znodes.PartitionStatePath(name, p), st, zkadmin.Persistent))
+	}
+	return ops, nil
+}
+
+// writeShaped writes the same znodes shaped like the API's requests: one
+// multi per request of perRequest topics (cut at zkadmin's batch limits
+// when a request is too large), each connection sending its requests one
+// after another, conns at once. It is not the target's baseline, which
+// batches as a well-written bulk writer would; it shows what a client
+// bound to the same request pattern gets from ZooKeeper itself.
+func (r rawTopics) writeShaped(ctx context.Context, zkc *zkadmin.Client, perRequest, conns int) (time.Duration, int, error) {
+	cfg, err := znodes.EntityConfig{Config: r.config}.Encode()
+	if err != nil {
+		return 0, 0, err
+	}
+	var requests [][]zkadmin.Op
+	n := 0
+	for i := 0; i < r.topics; i += perRequest {
+		var ops []zkadmin.Op
+		for j := i; j < min(i+perRequest, r.topics); j++ {
+			t, err := r.topicOps(j, cfg)
+			if err != nil {
+				return 0, 0, err
+			}
+			ops = append(ops, t...)
+		}
+		n += len(ops)
+		requests = append(requests, ops)
+	}
+	began := time.Now()
+	errs := make(chan error, conns)
+	for c := range conns {
+		go func() {
+			for k := c; k < len(requests); k += conns {
+				// Serial within a request too: a topic's znodes must follow
+				// their parents, which an earlier chunk may hold.
+				_, err := zkc.MultiBatched(ctx, requests[k], zkadmin.BatchOptions{MaxInFlight: 1, StopOnError: true})
+				if err != nil {
+					errs <- fmt.Errorf("shaped raw write, request %d: %w", k, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range conns {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	return time.Since(began), n, err
+}

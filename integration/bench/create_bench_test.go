@@ -219,17 +219,22 @@ func createBatch(ctx context.Context, node *kgo.Broker, names []string, sc creat
 	return failed, nil
 }
 
-// writeRaw writes the scenario's znodes under the /raw chroot and returns
-// the time and the znode count.
-func writeRaw(b *testing.B, ctx context.Context, raw *zkadmin.Client, sc createScenario, prefix string) (time.Duration, int) {
-	b.Helper()
+// rawTopicsFor is the scenario's topics, named after prefix, placed over
+// the benchmark's brokers.
+func rawTopicsFor(sc createScenario, prefix string) rawTopics {
 	brokers := make([]int32, numBrokers)
 	for i := range brokers {
 		brokers[i] = int32(i + 1)
 	}
-	rt := rawTopics{prefix: prefix, topics: sc.topics, partitions: sc.partitions, rf: sc.rf,
+	return rawTopics{prefix: prefix, topics: sc.topics, partitions: sc.partitions, rf: sc.rf,
 		brokers: brokers, config: map[string]string{}, controllerEpoch: 1}
-	took, n, err := rt.write(ctx, raw)
+}
+
+// writeRaw writes the scenario's znodes under the /raw chroot and returns
+// the time and the znode count.
+func writeRaw(b *testing.B, ctx context.Context, raw *zkadmin.Client, sc createScenario, prefix string) (time.Duration, int) {
+	b.Helper()
+	took, n, err := rawTopicsFor(sc, prefix).write(ctx, raw)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -240,13 +245,7 @@ func writeRaw(b *testing.B, ctx context.Context, raw *zkadmin.Client, sc createS
 // (see rawTopics.writeShaped) and returns the time taken.
 func writeShapedRaw(b *testing.B, ctx context.Context, raw *zkadmin.Client, sc createScenario, prefix string) time.Duration {
 	b.Helper()
-	brokers := make([]int32, numBrokers)
-	for i := range brokers {
-		brokers[i] = int32(i + 1)
-	}
-	rt := rawTopics{prefix: prefix, topics: sc.topics, partitions: sc.partitions, rf: sc.rf,
-		brokers: brokers, config: map[string]string{}, controllerEpoch: 1}
-	took, _, err := rt.writeShaped(ctx, raw, sc.perRequest, sc.conns)
+	took, _, err := rawTopicsFor(sc, prefix).writeShaped(ctx, raw, sc.perRequest, sc.conns)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,27 +43,17 @@ func (r rawTopics) ops() ([4][]zkadmin.Op, error) {
 		return depth, err
 	}
 	for i := range r.topics {
-		name := r.name(i)
-		asg := znodes.TopicAssignment{Partitions: map[int32][]int32{}, TopicID: topicID(r.prefix, i)}
-		for p := range r.partitions {
-			asg.Partitions[int32(p)] = r.replicas(i, p)
-		}
-		data, err := asg.Encode()
+		ops, err := r.topicOps(i, cfg)
 		if err != nil {
 			return depth, err
 		}
-		depth[0] = append(depth[0],
-			zkadmin.CreateOp(znodes.ConfigEntityPath(znodes.EntityTopics, name), cfg, zkadmin.Persistent),
-			zkadmin.CreateOp(znodes.TopicPath(name), data, zkadmin.Persistent))
-		depth[1] = append(depth[1], zkadmin.CreateOp(znodes.PartitionsPath(name), nil, zkadmin.Persistent))
-		for p := range int32(r.partitions) {
-			depth[2] = append(depth[2], zkadmin.CreateOp(znodes.PartitionPath(name, p), nil, zkadmin.Persistent))
-			reps := r.replicas(i, int(p))
-			st, err := znodes.PartitionState{Leader: reps[0], ISR: reps, ControllerEpoch: r.controllerEpoch}.Encode()
-			if err != nil {
-				return depth, err
-			}
-			depth[3] = append(depth[3], zkadmin.CreateOp(znodes.PartitionStatePath(name, p), st, zkadmin.Persistent))
+		// topicOps' order: config, topic, partitions directory, then each
+		// partition followed by its state.
+		depth[0] = append(depth[0], ops[0], ops[1])
+		depth[1] = append(depth[1], ops[2])
+		for k := 3; k < len(ops); k += 2 {
+			depth[2] = append(depth[2], ops[k])
+			depth[3] = append(depth[3], ops[k+1])
 		}
 	}
 	return depth, nil

@@ -208,7 +208,18 @@ func (c *Controller) watchCreatedAsync(ls *leaderState, topics []zkadmin.Planned
 		ls.watches.armed[watchKey{paths[i], watchData}] = true
 	}
 	ls.wg.Go(func() {
-		reads := c.zk.GetManyW(ls.ctx, paths, c.inFlight)
+		// The Admin's reads of the new topics (zkadmin's topic cache) left
+		// the same watches on this session: a WatchedReader answers from
+		// them instead of asking again.
+		var reads []zkadmin.GetResult
+		if w, err := c.zk.Watched(ls.ctx); err == nil {
+			reads = w.GetManyW(ls.ctx, paths, c.inFlight)
+		} else {
+			reads = make([]zkadmin.GetResult, len(paths))
+			for i, p := range paths {
+				reads[i] = zkadmin.GetResult{Path: p, Err: err}
+			}
+		}
 		c.queue.push(&createdWatchEvent{gen: ls, topics: topics, reads: reads})
 	})
 }

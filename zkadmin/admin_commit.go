@@ -133,9 +133,16 @@ func (a *Admin) fenceOps(ctx context.Context, c *Cluster) ([]Op, error) {
 // another writer create one of them first, the multi fails with NodeExists
 // and writeLoop plans again.
 func (a *Admin) createPathOps(ctx context.Context, path string) ([]Op, error) {
+	return a.createPathOpsWith(ctx, path, a.zk.Exists)
+}
+
+// createPathOpsWith is createPathOps asking exists whether each znode
+// exists.
+func (a *Admin) createPathOpsWith(ctx context.Context, path string,
+	exists func(context.Context, string) (bool, Stat, error)) ([]Op, error) {
 	var missing []string
 	for p := path; p != "/"; p = parentOf(p) {
-		ok, _, err := a.zk.Exists(ctx, p)
+		ok, _, err := exists(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -154,6 +161,19 @@ func (a *Admin) createPathOps(ctx context.Context, path string) ([]Op, error) {
 // parentOps is createPathOps for the parent of path.
 func (a *Admin) parentOps(ctx context.Context, path string) ([]Op, error) {
 	return a.createPathOps(ctx, parentOf(path))
+}
+
+// watchedParentOps is parentOps reading through a WatchedReader (the
+// create path's: the parents of /config/topics/<t> hardly ever change).
+func (a *Admin) watchedParentOps(ctx context.Context, path string) ([]Op, error) {
+	w, err := a.zk.Watched(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return a.createPathOpsWith(ctx, parentOf(path), func(ctx context.Context, p string) (bool, Stat, error) {
+		ok, st, _, err := w.ExistsW(ctx, p)
+		return ok, st, err
+	})
 }
 
 // putOp writes data at path: a version-checked SetData when it existed at

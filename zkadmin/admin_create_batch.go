@@ -188,7 +188,9 @@ func (a *Admin) prefetchCreates(ctx context.Context, pending []*pendingTopic) cr
 		paths[i] = znodes.ConfigEntityPath(znodes.EntityTopics, p.req.Topic)
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { pre.parents, pre.err = a.parentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x")) })
+	wg.Go(func() {
+		pre.parents, pre.err = a.watchedParentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x"))
+	})
 	res := a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
 	wg.Wait()
 	pre.configs = make(map[string]GetResult, len(pending))
@@ -352,6 +354,9 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	attempt int, pr *createPreread) (rest []*pendingTopic, conflict, err error) {
 	chunks := a.chunkCreates(plan)
 	version := c.TopicsVersion
+	// exact: every multi's fence saw the children version this round's
+	// listing, and the multis before it, leave (see topic_listing.go).
+	exact, cversion := c.TopicsExist, c.topicsCversion
 	var created []string
 	var createdTopics []*Topic
 	defer func() { a.warmTopics(created) }()
@@ -371,12 +376,14 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 			ops = append(ops, p.ops...)
 		}
 		ops = dedupeCreates(ops)
-		err := a.commitCreateMulti(ctx, ops, chunk)
+		res, err := a.commitCreateMulti(ctx, ops, chunk)
 		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
-			err = nil // the multi landed: it is all or nothing
+			err, res = nil, nil // the multi landed: it is all or nothing
 		}
 		switch {
 		case err == nil:
+			exact = exact && fenceSaw(ops, res, cversion)
+			cversion += int32(len(chunk))
 			for _, p := range chunk {
 				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
 					Ops: ops, Attempts: attempt, BrokerDefaults: readDefaults(c)}}
@@ -406,11 +413,27 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 			return nil, nil, failAll(out, failed, err)
 		}
 	}
+	if c.TopicsExist && len(created) > 0 && !exact {
+		// Another writer created or deleted a topic since this round's
+		// listing: the next round lists again, on a fresh read.
+		a.listing.set(nil)
+		a.finishPreread(pr, nil)
+		return nil, nil, nil
+	}
 	if c.TopicsExist && len(created) > 0 {
-		a.listing.set(c.listingAfter(created))
+		a.listing.set(c.listingAfter(created, version, exact))
 	}
 	a.finishPreread(pr, &roundCreated{topics: createdTopics, version: version})
 	return nil, nil, nil
+}
+
+// fenceSaw reports whether a create multi's fence, its first op, the
+// SetData of /brokers/topics, saw the children version cversion (ZooKeeper
+// answers each op of a multi with the stat as of that op, so before the
+// multi's own creates).
+func fenceSaw(ops []Op, res []OpResult, cversion int32) bool {
+	return len(ops) > 0 && len(res) > 0 && ops[0].Kind == OpSet && ops[0].Path == znodes.TopicsPath &&
+		res[0].Err == nil && res[0].Stat.Cversion == cversion
 }
 
 // chunkCreates cuts the plan's topics into runs of whole topics whose

@@ -34,17 +34,15 @@ type PlannedTopic struct {
 
 // commitCreateMulti applies one multi of CreateTopics, through the
 // Committer when there is one.
-func (a *Admin) commitCreateMulti(ctx context.Context, ops []Op, chunk []*pendingTopic) error {
+func (a *Admin) commitCreateMulti(ctx context.Context, ops []Op, chunk []*pendingTopic) ([]OpResult, error) {
 	if a.opts.Committer == nil {
-		_, err := a.zk.Multi(ctx, ops...)
-		return err
+		return a.zk.Multi(ctx, ops...)
 	}
 	topics := make([]PlannedTopic, len(chunk))
 	for i, p := range chunk {
 		topics[i] = PlannedTopic{Name: p.req.Topic, ID: p.id, Assignment: p.asg}
 	}
-	_, err := a.opts.Committer.CommitCreates(ctx, ops, topics)
-	return err
+	return a.opts.Committer.CommitCreates(ctx, ops, topics)
 }
 
 // MultiSize estimates the request size of one multi of ops on this client,

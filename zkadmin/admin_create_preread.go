@@ -97,8 +97,8 @@ func (a *Admin) startPreread() *createPreread {
 		defer cancel()
 		var wg sync.WaitGroup
 		var perr error
-		wg.Go(func() { pr.parents, perr = a.parentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x")) })
-		pr.c, pr.err = a.readForCreate(ctx)
+		wg.Go(func() { pr.parents, perr = a.watchedParentOps(ctx, znodes.ConfigEntityPath(znodes.EntityTopics, "x")) })
+		pr.c, pr.err = a.readForCreateWith(ctx, true)
 		wg.Wait()
 		if pr.err == nil {
 			pr.err = perr

@@ -1,6 +1,7 @@
 package zkadmin
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -168,4 +169,84 @@ func TestPrereadVoidedByOwnWrite(t *testing.T) {
 	setDefaultLimit(t, e, a, "6")
 	_, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "b", Partitions: 5, ReplicationFactor: 1})
 	wantKind(t, err, KindPartitionLimit, "max.partitions=6")
+}
+
+// TestPrereadTakesTheExactListingWithoutAStatRead: after a round whose
+// fence saw the children version it expected, the pre-read lists
+// /brokers/topics from the listing that round left, without reading its
+// stat.
+func TestPrereadTakesTheExactListingWithoutAStatRead(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, nil)
+	mustCreateTopic(t, a, e, "a", 1)
+	mustCreateTopic(t, a, e, "b", 1)
+	l := a.listing.get()
+	if l == nil || !l.exact || !slices.Equal(l.names, []string{"a", "b"}) {
+		t.Fatalf("listing after two rounds = %+v, want a and b, exact", l)
+	}
+	sent := e.zk.requests.Load()
+	names, st, err := a.listTopics(e.ctx, l, true)
+	if err != nil || !slices.Equal(names, l.names) || st.Cversion != l.cversion || st.Version != l.version {
+		t.Fatalf("listTopics = %v %+v %v", names, st, err)
+	}
+	if n := e.zk.requests.Load() - sent; n != 0 {
+		t.Errorf("an exact listing cost %d requests", n)
+	}
+	// A fresh read does read the stat, and keeps the listing exact when
+	// it finds it unchanged.
+	if _, err := a.readForCreate(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.zk.requests.Load() == sent {
+		t.Error("a fresh read sent no request")
+	}
+	if !a.listing.get().exact {
+		t.Error("a fresh read of the same state made the listing inexact")
+	}
+}
+
+// TestPrereadSeesForeignTopicThroughTheFence: a topic another writer
+// creates behind our fence, after a round's pre-read was sent, shows in
+// the children version the next multi's fence reports; that round's
+// successor then plans on a fresh read, which counts the topic against
+// the limits, as a stat read would have.
+func TestPrereadSeesForeignTopicThroughTheFence(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := prereadAdmin(e, limitsConfig(0, 15))
+	foreign := connect(t, Options{Chroot: e.chroot})
+	mustCreateTopic(t, a, e, "a", 5)
+	mustCreateTopic(t, a, e, "b", 5)
+	if pendingPreread(a) == nil {
+		t.Fatal("no pre-read pending after a create")
+	}
+	writeForeignTopic(t, e, foreign, "foreign", 3) // 13 of 15, behind the pre-read
+	// Planned on the pre-read, which predates the foreign topic (as a
+	// pre-read may: 11 of 15 as it counts), and so created.
+	mustCreateTopic(t, a, e, "c", 1)
+	if l := a.listing.get(); l != nil && l.exact {
+		t.Fatalf("listing kept exact after a multi whose fence saw another writer's topic: %+v", l)
+	}
+	_, err := a.CreateTopic(e.ctx, CreateTopicRequest{Topic: "d", Partitions: 3, ReplicationFactor: 1})
+	wantKind(t, err, KindPartitionLimit, "15")
+}
+
+func TestFenceSaw(t *testing.T) {
+	fence := SetOp(znodes.TopicsPath, nil, 4)
+	ok := []OpResult{{Path: znodes.TopicsPath, Stat: Stat{Version: 5, Cversion: 9}}}
+	for _, tc := range []struct {
+		name string
+		ops  []Op
+		res  []OpResult
+		want bool
+	}{
+		{"the expected children version", []Op{fence}, ok, true},
+		{"another children version", []Op{fence}, []OpResult{{Path: znodes.TopicsPath, Stat: Stat{Cversion: 10}}}, false},
+		{"no results (a reply lost, the multi confirmed)", []Op{fence}, nil, false},
+		{"first op not the fence", []Op{CreateOp(znodes.TopicsPath, nil, Persistent)}, ok, false},
+		{"a SetData of another znode", []Op{SetOp("/other", nil, 4)}, ok, false},
+	} {
+		if got := fenceSaw(tc.ops, tc.res, 9); got != tc.want {
+			t.Errorf("%s: fenceSaw = %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }

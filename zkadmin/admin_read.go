@@ -30,7 +30,7 @@ type ReadOptions struct {
 // phase as one pipelined batch. Decode failures are kept per item; only a
 // failure to talk to ZooKeeper fails the call.
 func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, error) {
-	c, side, err := a.readHead(ctx, opts.AllTopics, nil)
+	c, side, err := a.readHead(ctx, opts.AllTopics, nil, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -65,14 +65,38 @@ func (a *Admin) ReadCluster(ctx context.Context, opts ReadOptions) (*Cluster, er
 //
 // known, when set, is an earlier listing of /brokers/topics (see
 // topicListing): a stat read stands in for the listing when the children
-// have not changed since.
-func (a *Admin) readHead(ctx context.Context, allTopics bool, known *topicListing) (*Cluster, sideReads, error) {
+// have not changed since (and none at all for an exact one, trustExact).
+//
+// watched (the create path) reads the side reads with watches, through a
+// WatchedReader taken after the listing's reply, instead of alongside it:
+// most are then answered from watches still armed, without a request.
+// Taking it after a reply is what keeps them as fresh as reads sent with
+// the listing: its barrier takes in every notification sent before that
+// reply, so a change another client made before this read began, which
+// the reply reflects, has fired its watch by then.
+func (a *Admin) readHead(ctx context.Context, allTopics bool, known *topicListing, trustExact,
+	watched bool) (*Cluster, sideReads, error) {
 	c := &Cluster{Controller: -1, BrokerDefaultsVersion: -1, AllTopics: allTopics, byName: map[string]*Topic{}}
 	var side sideReads
-	var wg sync.WaitGroup
-	wg.Go(func() { side = a.readSide(ctx) })
-	names, st, err := a.listTopics(ctx, known)
-	wg.Wait()
+	var names []string
+	var st Stat
+	var err error
+	if watched {
+		names, st, err = a.listTopics(ctx, known, trustExact)
+		if err == nil || errors.Is(err, ErrNoNode) {
+			w, werr := a.zk.Watched(ctx)
+			if werr != nil {
+				return nil, side, fmt.Errorf("read cluster: %w", werr)
+			}
+			side = a.readSide(ctx, w)
+			side.watched = w
+		}
+	} else {
+		var wg sync.WaitGroup
+		wg.Go(func() { side = a.readSide(ctx, nil) })
+		names, st, err = a.listTopics(ctx, known, trustExact)
+		wg.Wait()
+	}
 	switch {
 	case err == nil:
 		c.TopicsExist, c.TopicsVersion, c.topicsCversion = true, st.Version, st.Cversion
@@ -97,30 +121,53 @@ type sideReads struct {
 	// listed, read alongside their listing rather than after it: brokers
 	// rarely change, and this saves a round trip (see brokerReads).
 	brokers map[string]GetResult
+	// watched is the WatchedReader they were read through, if any: the
+	// reads that follow them go through it too.
+	watched *WatchedReader
 }
 
 var sidePaths = []string{znodes.ControllerPath, znodes.ReassignPartitionsPath,
 	znodes.PreferredReplicaElectionPath, znodes.ConfigEntityPath(znodes.EntityBrokers, znodes.DefaultEntityName)}
 
-func (a *Admin) readSide(ctx context.Context) sideReads {
+// With w, they are read with watches, answered from those still armed
+// where w can (the create path's: see readHead).
+func (a *Admin) readSide(ctx context.Context, w *WatchedReader) sideReads {
 	var s sideReads
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		kids := a.zk.ChildrenMany(ctx, []string{znodes.BrokerIDsPath, znodes.DeleteTopicsPath}, 2)
+		kidPaths := []string{znodes.BrokerIDsPath, znodes.DeleteTopicsPath}
+		var kids []ChildrenResult
+		if w != nil {
+			kids = w.ChildrenManyW(ctx, kidPaths, 2)
+		} else {
+			kids = a.zk.ChildrenMany(ctx, kidPaths, 2)
+		}
 		s.brokerIDs, s.deletes = kids[0], kids[1]
 	})
 	if known := a.knownBrokers.get(); len(known) > 0 {
 		wg.Go(func() {
-			res := a.zk.GetMany(ctx, known, a.opts.MaxInFlight)
+			res := a.getMany(ctx, w, known)
 			s.brokers = make(map[string]GetResult, len(res))
 			for _, r := range res {
 				s.brokers[r.Path] = r
 			}
 		})
 	}
-	s.singles = a.zk.GetMany(ctx, sidePaths, a.opts.MaxInFlight)
+	if w != nil {
+		s.singles = w.GetOrExistsManyW(ctx, sidePaths, a.opts.MaxInFlight)
+	} else {
+		s.singles = a.zk.GetMany(ctx, sidePaths, a.opts.MaxInFlight)
+	}
 	wg.Wait()
 	return s
+}
+
+// getMany reads paths through w when it is set.
+func (a *Admin) getMany(ctx context.Context, w *WatchedReader, paths []string) []GetResult {
+	if w != nil {
+		return w.GetManyW(ctx, paths, a.opts.MaxInFlight)
+	}
+	return a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
 }
 
 // apply decodes the side reads into c. Missing znodes are normal; any other

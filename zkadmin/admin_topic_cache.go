@@ -167,7 +167,11 @@ func (a *Admin) warmTopics(names []string) {
 		for i, n := range names {
 			paths[i] = znodes.TopicPath(n)
 		}
-		for i, r := range a.zk.GetManyW(ctx, paths, a.opts.MaxInFlight) {
+		w, err := a.zk.Watched(ctx)
+		if err != nil {
+			return
+		}
+		for i, r := range w.GetManyW(ctx, paths, a.opts.MaxInFlight) {
 			if r.Err != nil || r.Watch == nil {
 				continue
 			}
@@ -195,13 +199,20 @@ func (tc *topicCache) len() int {
 // are, and only the names it did not have are looked up: the round then
 // costs the topics that changed, not every topic of the cluster.
 func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
-	c, side, err := a.readHead(ctx, true, a.listing.get())
+	return a.readForCreateWith(ctx, false)
+}
+
+// readForCreateWith is readForCreate; a pre-read (prereading) takes an
+// exact kept listing without a stat read (see topic_listing.go).
+func (a *Admin) readForCreateWith(ctx context.Context, prereading bool) (*Cluster, error) {
+	c, side, err := a.readHead(ctx, true, a.listing.get(), prereading, true)
 	if err != nil {
 		return nil, err
 	}
+	w := side.watched
 	c.byName = nil // Topic searches the sorted Topics
 	if c.TopicsExist {
-		a.listing.set(&topicListing{names: c.TopicNames, cversion: c.topicsCversion})
+		a.listing.set(&topicListing{names: c.TopicNames, cversion: c.topicsCversion, version: c.TopicsVersion})
 	}
 	sessionEvents, err := a.zk.syncEvents(ctx)
 	if err != nil {
@@ -223,10 +234,10 @@ func (a *Admin) readForCreate(ctx context.Context) (*Cluster, error) {
 	var brokers, topics []GetResult
 	var wg sync.WaitGroup
 	if len(brokerPaths) > 0 {
-		wg.Go(func() { brokers = a.zk.GetMany(ctx, brokerPaths, a.opts.MaxInFlight) })
+		wg.Go(func() { brokers = w.GetManyW(ctx, brokerPaths, a.opts.MaxInFlight) })
 	}
 	if len(topicPaths) > 0 {
-		topics = a.zk.GetManyW(ctx, topicPaths, a.opts.MaxInFlight)
+		topics = w.GetManyW(ctx, topicPaths, a.opts.MaxInFlight)
 	}
 	wg.Wait()
 	if err := c.addBrokers(mergeBrokerReads(allBrokers, have, brokers)); err != nil {

@@ -25,6 +25,7 @@ func run[T any](ctx context.Context, c *Client, f func() (T, error)) (T, error) 
 	if err := ctx.Err(); err != nil {
 		return zero, ctxEnded{err: err}
 	}
+	c.requests.Add(1)
 	if ctx.Done() == nil {
 		return f()
 	}

@@ -33,6 +33,9 @@ type Client struct {
 	// has not moved since a read proves that no znode this session reads
 	// with a data watch changed since (see topicReadMemo).
 	nodeEvents atomic.Uint64
+	// requests counts the requests sent (through run): tests use it to
+	// tell a read answered from a watch from one ZooKeeper answered.
+	requests atomic.Uint64
 
 	closeOnce sync.Once
 	lifeMu    sync.Mutex     // orders closing against inflight.Add
@@ -218,6 +221,7 @@ func (c *Client) handleQueued(it queued) {
 
 func (c *Client) handle(zev zk.Event) {
 	if zev.Type == zk.EventSession {
+		c.watches.forgetReads()
 		c.sessionEvents.Add(1)
 		ev, ok := c.sess.update(zev.State, c.conn.SessionID())
 		if !ok {

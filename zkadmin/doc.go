@@ -177,11 +177,16 @@
 // delivered no watch firing (but children changes) and no session event
 // since, which after the fence read's event barrier proves none of them
 // changed; only the names that read did not have are looked up, and the
-// tally moves by the topics added and removed (topic_read_memo.go). A
-// create on a cluster of N topics thus costs a few small reads and work in
-// the topics that changed, not N reads, the listing of N names, or a walk
-// of N topics; other writes (AddPartitions, reassignments) still read what
-// they need afresh.
+// tally moves by the topics added and removed (topic_read_memo.go). The
+// rest of a create's read (the brokers, the deletion markers, the dynamic
+// defaults, the config parents) is read with watches and answered from
+// those still armed, through a WatchedReader taken after the fence read's
+// reply (watched_reads.go): the same barrier argument makes such an answer
+// as fresh as a read sent with the fence read, and a request is sent only
+// for what changed. A create on a cluster of N topics thus costs the stat
+// read and the reads of what changed, and work in the topics that changed,
+// not N reads, the listing of N names, or a walk of N topics; other writes
+// (AddPartitions, reassignments) still read what they need afresh.
 //
 // kzadmind (AdminOptions.PrereadCreates) also sends each round's read of
 // the next round before it plans, and the next round, if it starts within
@@ -189,5 +194,10 @@
 // the version the round left (admin_create_preread.go). The fence protocol
 // above is unchanged; what it does not order (writers that do not follow
 // it) is seen as of that earlier read, so the window above grows by at
-// most those 100 ms.
+// most those 100 ms. That read skips even the stat read when the round
+// before it left an exact listing: its multi's fence, a SetData that
+// ZooKeeper answers with the stat as of that op, saw the children version
+// it expected (topic_listing.go). A pre-read then sends no request unless
+// a watch fired or a topic it lists is not cached yet, and is as of the
+// last reply the session received.
 package zkadmin

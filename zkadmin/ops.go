@@ -3,6 +3,7 @@ package zkadmin
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -32,10 +33,16 @@ func (c *Client) Get(ctx context.Context, path string) ([]byte, Stat, error) {
 // Event (data changed, deleted, or not-watching) and is then closed. No
 // watch is left when the znode does not exist (ErrNoNode); use ExistsW.
 func (c *Client) GetW(ctx context.Context, path string) ([]byte, Stat, <-chan Event, error) {
+	return c.getW(ctx, path, false)
+}
+
+// getW is GetW; with remember, a WatchedReader may answer from it later.
+func (c *Client) getW(ctx context.Context, path string, remember bool) ([]byte, Stat, chan Event, error) {
 	full, err := c.serverPath("get", path, false)
 	if err != nil {
 		return nil, Stat{}, nil, err
 	}
+	gen := c.watches.generation()
 	ch := c.watches.add(path, watchData)
 	r, err := run(ctx, c, func() (getResult, error) {
 		// go-zookeeper's own channel is dropped: the event reaches ours
@@ -49,7 +56,11 @@ func (c *Client) GetW(ctx context.Context, path string) ([]byte, Stat, <-chan Ev
 	if err != nil {
 		return nil, Stat{}, nil, c.fail("get", path, err, false)
 	}
-	return r.data, statFrom(r.stat), ch, nil
+	st := statFrom(r.stat)
+	if remember {
+		c.watches.remember(watchKey{path, watchData}, ch, gen, watchedRead{data: slices.Clone(r.data), stat: st})
+	}
+	return r.data, st, ch, nil
 }
 
 type childrenResult struct {
@@ -77,10 +88,17 @@ func (c *Client) Children(ctx context.Context, path string) ([]string, Stat, err
 // ChildrenW lists children and leaves a children watch (children changed,
 // or the znode deleted).
 func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, Stat, <-chan Event, error) {
+	return c.childrenW(ctx, path, false)
+}
+
+// childrenW is ChildrenW; with remember, a WatchedReader may answer from
+// it later.
+func (c *Client) childrenW(ctx context.Context, path string, remember bool) ([]string, Stat, chan Event, error) {
 	full, err := c.serverPath("children", path, false)
 	if err != nil {
 		return nil, Stat{}, nil, err
 	}
+	gen := c.watches.generation()
 	ch := c.watches.add(path, watchChild)
 	r, err := run(ctx, c, func() (childrenResult, error) {
 		children, s, _, err := c.conn.ChildrenW(full)
@@ -92,7 +110,11 @@ func (c *Client) ChildrenW(ctx context.Context, path string) ([]string, Stat, <-
 	if err != nil {
 		return nil, Stat{}, nil, c.fail("children", path, err, false)
 	}
-	return r.children, statFrom(r.stat), ch, nil
+	st := statFrom(r.stat)
+	if remember {
+		c.watches.remember(watchKey{path, watchChild}, ch, gen, watchedRead{children: slices.Clone(r.children), stat: st})
+	}
+	return r.children, st, ch, nil
 }
 
 type existsResult struct {
@@ -122,10 +144,17 @@ func (c *Client) Exists(ctx context.Context, path string) (bool, Stat, error) {
 // ExistsW is Exists plus a watch that fires on creation, data change or
 // deletion, whichever comes first. It is how Kafka watches /controller.
 func (c *Client) ExistsW(ctx context.Context, path string) (bool, Stat, <-chan Event, error) {
+	return c.existsW(ctx, path, false)
+}
+
+// existsW is ExistsW; with remember, a WatchedReader may answer from it
+// later.
+func (c *Client) existsW(ctx context.Context, path string, remember bool) (bool, Stat, chan Event, error) {
 	full, err := c.serverPath("exists", path, false)
 	if err != nil {
 		return false, Stat{}, nil, err
 	}
+	gen := c.watches.generation()
 	ch := c.watches.add(path, watchExist)
 	r, err := run(ctx, c, func() (existsResult, error) {
 		ok, s, _, err := c.conn.ExistsW(full)
@@ -137,10 +166,14 @@ func (c *Client) ExistsW(ctx context.Context, path string) (bool, Stat, <-chan E
 	if err != nil {
 		return false, Stat{}, nil, c.fail("exists", path, err, false)
 	}
-	if !r.ok {
-		return false, Stat{}, ch, nil
+	var st Stat
+	if r.ok {
+		st = statFrom(r.stat)
 	}
-	return true, statFrom(r.stat), ch, nil
+	if remember {
+		c.watches.remember(watchKey{path, watchExist}, ch, gen, watchedRead{exists: r.ok, stat: st})
+	}
+	return r.ok, st, ch, nil
 }
 
 // Create creates a znode with the client's ACL for its path and returns the

@@ -26,12 +26,28 @@ import (
 // The stat read is a read like the listing: it is the round's fence read
 // (the version of /brokers/topics the multi expects comes from it), and the
 // topic cache's event barrier follows it as it followed the listing.
+//
+// A pre-read (admin_create_preread.go) does not even read the stat when
+// the kept listing is exact: the multi that left it saw the children
+// version it expected. The fence's SetData of /brokers/topics comes first
+// in the multi, and ZooKeeper answers it with the stat as of that op,
+// before the multi's creates: its children version tells whether any
+// other writer created or deleted a topic since the listing the round
+// planned on. That is what the stat read of the next round would tell,
+// as of the same moment or a little later; and a pre-read may plan on a
+// state a round old anyway, since it is sent before the multi it follows.
+// A fresh read never trusts it.
 
 // topicListing is the children of /brokers/topics, sorted, as of children
 // version cversion. It is never changed once made.
 type topicListing struct {
 	names    []string
 	cversion int32
+	// version is the data version of /brokers/topics (the fence) with it.
+	version int32
+	// exact: left by a multi whose fence saw the children version it
+	// expected, so a pre-read may take it without a stat read.
+	exact bool
 }
 
 // listingMemo holds the Admin's last topicListing; safe for concurrent use.
@@ -55,13 +71,20 @@ func (m *listingMemo) set(l *topicListing) {
 	if l != nil && m.last != nil && l.cversion < m.last.cversion {
 		return
 	}
+	if l != nil && m.last != nil && m.last.exact && !l.exact && l.cversion == m.last.cversion && l.version == m.last.version {
+		return // a read of the same state: the kept one is as good, and exact
+	}
 	m.last = l
 }
 
 // listTopics lists /brokers/topics, sorted, with its stat. With known, a
 // stat read comes first, and known's names are returned when the children
-// version matches.
-func (a *Admin) listTopics(ctx context.Context, known *topicListing) ([]string, Stat, error) {
+// version matches; with an exact known and trustExact, known is returned
+// without a read.
+func (a *Admin) listTopics(ctx context.Context, known *topicListing, trustExact bool) ([]string, Stat, error) {
+	if known != nil && known.exact && trustExact {
+		return known.names, Stat{Version: known.version, Cversion: known.cversion}, nil
+	}
 	if known != nil {
 		ok, st, err := a.zk.Exists(ctx, znodes.TopicsPath)
 		switch {
@@ -79,11 +102,13 @@ func (a *Admin) listTopics(ctx context.Context, known *topicListing) ([]string, 
 }
 
 // listingAfter is the listing c's round leaves once its multis created
-// the topics created (and nothing else changed the children).
-func (c *Cluster) listingAfter(created []string) *topicListing {
+// the topics created (and nothing else changed the children), with the
+// fence at version; exact when the multis' fences saw the children version
+// expected.
+func (c *Cluster) listingAfter(created []string, version int32, exact bool) *topicListing {
 	added := slices.Sorted(slices.Values(created))
 	return &topicListing{names: mergeSorted(c.TopicNames, slices.Compact(added), strings.Compare),
-		cversion: c.topicsCversion + int32(len(created))}
+		cversion: c.topicsCversion + int32(len(created)), version: version, exact: exact}
 }
 
 // mergeSorted returns a new slice of the items of a and b, each sorted by

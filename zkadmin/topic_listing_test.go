@@ -35,7 +35,7 @@ func TestCreateKeepsTheListingItsMultisLeave(t *testing.T) {
 	}
 
 	planted := &topicListing{names: []string{"planted"}, cversion: st.Cversion}
-	got, _, err := e.admin.listTopics(e.ctx, planted)
+	got, _, err := e.admin.listTopics(e.ctx, planted, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +43,7 @@ func TestCreateKeepsTheListingItsMultisLeave(t *testing.T) {
 		t.Errorf("children version unchanged: got %v, want the kept listing %v", got, planted.names)
 	}
 	stale := &topicListing{names: []string{"planted"}, cversion: st.Cversion - 1}
-	if got, _, _ := e.admin.listTopics(e.ctx, stale); !slices.Equal(got, names) {
+	if got, _, _ := e.admin.listTopics(e.ctx, stale, false); !slices.Equal(got, names) {
 		t.Errorf("children version moved: got %v, want the znode's children %v", got, names)
 	}
 }

@@ -109,10 +109,16 @@ type watchKey struct {
 type watchRegistry struct {
 	mu sync.Mutex
 	m  map[watchKey][]chan Event
+	// reads are the results of WatchedReader reads whose watch is still
+	// armed (watched_reads.go); a firing drops them with the channels.
+	reads map[watchKey]watchedRead
+	// readGen counts the session events handled: a read sent before one
+	// is not remembered.
+	readGen uint64
 }
 
 func newWatchRegistry() *watchRegistry {
-	return &watchRegistry{m: make(map[watchKey][]chan Event)}
+	return &watchRegistry{m: make(map[watchKey][]chan Event), reads: make(map[watchKey]watchedRead)}
 }
 
 func (r *watchRegistry) add(path string, kind watchKind) chan Event {
@@ -169,6 +175,7 @@ func (r *watchRegistry) fire(ev Event) {
 			close(ch)
 		}
 		delete(r.m, k)
+		delete(r.reads, k)
 	}
 }
 
@@ -183,6 +190,8 @@ func (r *watchRegistry) closeAll(err error) {
 		}
 	}
 	r.m = make(map[watchKey][]chan Event)
+	r.readGen++
+	clear(r.reads)
 }
 
 func (r *watchRegistry) len() int {

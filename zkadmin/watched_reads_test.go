@@ -1,0 +1,245 @@
+package zkadmin
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestRememberOnlyWhileArmed: the registry keeps a read only while the
+// channel the read armed is registered and no session event came since the
+// read was sent; a firing of the key, a session event and closeAll drop it.
+func TestRememberOnlyWhileArmed(t *testing.T) {
+	r := newWatchRegistry()
+	key := watchKey{"/a", watchData}
+	rd := watchedRead{data: []byte("1"), stat: Stat{Version: 3}}
+
+	ch := r.add("/a", watchData)
+	r.remember(key, ch, r.generation(), rd)
+	got, recalled, ok := r.recall(key, nil)
+	if !ok || string(got.data) != "1" || got.stat.Version != 3 {
+		t.Fatalf("recall = %+v, %v; want the remembered read", got, ok)
+	}
+	r.fire(Event{Type: EventNodeDataChanged, Path: "/a"})
+	for _, c := range []chan Event{ch, recalled} {
+		if ev, open := <-c; !open || ev.Type != EventNodeDataChanged {
+			t.Fatalf("channel got %v (open %v), want the data change", ev, open)
+		}
+	}
+	if _, _, ok := r.recall(key, nil); ok {
+		t.Fatal("a read was recalled after its watch fired")
+	}
+
+	// Fired before the reply was remembered: the read may be stale.
+	ch = r.add("/a", watchData)
+	r.fire(Event{Type: EventNodeDeleted, Path: "/a"})
+	r.remember(key, ch, r.generation(), rd)
+	if r.remembered() != 0 {
+		t.Fatal("a read whose watch fired before its reply was remembered")
+	}
+
+	// A session event between the send and the reply.
+	ch = r.add("/a", watchData)
+	gen := r.generation()
+	r.forgetReads()
+	r.remember(key, ch, gen, rd)
+	if r.remembered() != 0 {
+		t.Fatal("a read sent before a session event was remembered")
+	}
+
+	// A session event after the reply, and closing.
+	r.remember(key, ch, r.generation(), rd)
+	r.forgetReads()
+	if r.remembered() != 0 {
+		t.Fatal("a session event left a remembered read")
+	}
+	r.remember(key, ch, r.generation(), rd)
+	r.closeAll(ErrClosed)
+	if r.remembered() != 0 {
+		t.Fatal("closeAll left a remembered read")
+	}
+}
+
+// TestRecallFollowsZooKeeperFiringRules: a children change drops only the
+// remembered listing, a data change the data and existence reads, a
+// creation the existence read, a deletion all three.
+func TestRecallFollowsZooKeeperFiringRules(t *testing.T) {
+	kinds := []watchKind{watchData, watchExist, watchChild}
+	for _, tc := range []struct {
+		ev      EventType
+		dropped []watchKind
+	}{
+		{EventNodeChildrenChanged, []watchKind{watchChild}},
+		{EventNodeDataChanged, []watchKind{watchData, watchExist}},
+		{EventNodeCreated, []watchKind{watchExist}},
+		{EventNodeDeleted, kinds},
+	} {
+		r := newWatchRegistry()
+		for _, k := range kinds {
+			r.remember(watchKey{"/a", k}, r.add("/a", k), r.generation(), watchedRead{exists: true})
+		}
+		r.fire(Event{Type: tc.ev, Path: "/a"})
+		for _, k := range kinds {
+			_, _, ok := r.recall(watchKey{"/a", k}, nil)
+			if want := !slices.Contains(tc.dropped, k); ok != want {
+				t.Errorf("%s: kind %d remembered %v, want %v", tc.ev, k, ok, want)
+			}
+		}
+	}
+}
+
+// TestWatchedReaderAnswersFromArmedWatches: against ZooKeeper, a second
+// WatchedReader read of the same znodes sends no request, returns what the
+// first read returned, and its channels fire on the next change; after a
+// change, the read goes to ZooKeeper again.
+func TestWatchedReaderAnswersFromArmedWatches(t *testing.T) {
+	c := connect(t, Options{})
+	writer := connect(t, Options{Chroot: c.Chroot()})
+	ctx := testCtx(t)
+	mustCreate(t, c, "/d", []byte("1"), Persistent)
+	mustCreate(t, c, "/d/kid", nil, Persistent)
+
+	read := func() ([]GetResult, []ChildrenResult, bool, GetResult) {
+		t.Helper()
+		w, err := c.Watched(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gets := w.GetManyW(ctx, []string{"/d"}, 0)
+		kids := w.ChildrenManyW(ctx, []string{"/d"}, 0)
+		ok, _, _, err := w.ExistsW(ctx, "/missing")
+		if err != nil {
+			t.Fatal(err)
+		}
+		maybe := w.GetOrExistsManyW(ctx, []string{"/maybe"}, 0)
+		return gets, kids, ok, maybe[0]
+	}
+	gets, kids, ok, maybe := read()
+	if gets[0].Err != nil || string(gets[0].Data) != "1" || kids[0].Err != nil ||
+		!slices.Equal(kids[0].Children, []string{"kid"}) || ok || !errors.Is(maybe.Err, ErrNoNode) || maybe.Watch == nil {
+		t.Fatalf("first read: %+v %+v exists %v maybe %+v", gets[0], kids[0], ok, maybe)
+	}
+	sent := c.requests.Load()
+	gets2, kids2, ok2, maybe2 := read()
+	if n := c.requests.Load() - sent; n != 0 {
+		t.Errorf("second read sent %d requests, want none", n)
+	}
+	if string(gets2[0].Data) != "1" || gets2[0].Stat != gets[0].Stat || !slices.Equal(kids2[0].Children, kids[0].Children) ||
+		ok2 || !errors.Is(maybe2.Err, ErrNoNode) {
+		t.Fatalf("second read differs: %+v %+v exists %v maybe %+v", gets2[0], kids2[0], ok2, maybe2)
+	}
+
+	if _, err := writer.Set(ctx, "/d", []byte("2"), -1); err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, writer, "/d/kid2", nil, Persistent)
+	mustCreate(t, writer, "/missing", nil, Persistent)
+	mustCreate(t, writer, "/maybe", []byte("m"), Persistent)
+	for name, ch := range map[string]<-chan Event{"data": gets2[0].Watch, "children": kids2[0].Watch, "maybe": maybe2.Watch} {
+		if _, open := <-ch; !open {
+			t.Fatalf("%s watch closed without an event", name)
+		}
+	}
+	sent = c.requests.Load()
+	gets3, kids3, ok3, maybe3 := read()
+	if c.requests.Load() == sent {
+		t.Error("the read after the changes sent no request")
+	}
+	if string(gets3[0].Data) != "2" || len(kids3[0].Children) != 2 || !ok3 || string(maybe3.Data) != "m" {
+		t.Fatalf("read after the changes: %+v %+v exists %v maybe %+v", gets3[0], kids3[0], ok3, maybe3)
+	}
+}
+
+// TestWatchedReaderAfterAReplySeesEarlierChanges is the property the
+// create path relies on: a WatchedReader taken after a read's reply
+// answers with every change that reply reflects, even one another client
+// made, whose notification races the reply. The writer changes /x, /a and
+// /b in turn; once our session reads the new /b, a WatchedReader must not
+// return the old /a. Handling /x's event is held up a little (through
+// OnEvent), so that /a's event is still queued behind it when the reply
+// for /b arrives: only the WatchedReader's barrier waits for it.
+func TestWatchedReaderAfterAReplySeesEarlierChanges(t *testing.T) {
+	slow := func(ev Event) {
+		if ev.Path == "/x" {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	c := connect(t, Options{OnEvent: slow})
+	writer := connect(t, Options{Chroot: c.Chroot()})
+	ctx := testCtx(t)
+	for _, p := range []string{"/x", "/a", "/b"} {
+		mustCreate(t, c, p, []byte("0"), Persistent)
+	}
+	for i := 1; i <= 20; i++ {
+		if _, _, _, err := c.GetW(ctx, "/x"); err != nil {
+			t.Fatal(err)
+		}
+		w, err := c.Watched(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := w.GetManyW(ctx, []string{"/a"}, 0)[0]; r.Err != nil || string(r.Data) != fmt.Sprint(i-1) {
+			t.Fatalf("round %d: /a = %q, %v before the change", i, r.Data, r.Err)
+		}
+		v := []byte(fmt.Sprint(i))
+		for _, p := range []string{"/x", "/a", "/b"} {
+			if _, err := writer.Set(ctx, p, v, -1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b, _, err := c.Get(ctx, "/b"); err != nil || string(b) != string(v) {
+			t.Fatalf("round %d: /b = %q, %v", i, b, err)
+		}
+		w, err = c.Watched(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := w.GetManyW(ctx, []string{"/a"}, 0)[0]; r.Err != nil || string(r.Data) != string(v) {
+			t.Fatalf("round %d: /a = %q, %v after a reply that reflects its change", i, r.Data, r.Err)
+		}
+	}
+}
+
+// TestWatchedReaderForgetsOnDisconnect: a dropped connection forgets every
+// remembered read, so reads after it go to ZooKeeper.
+func TestWatchedReaderForgetsOnDisconnect(t *testing.T) {
+	proxy := newCutProxy(t, env.server.Addr())
+	c := connect(t, Options{Servers: []string{proxy.Addr()}})
+	ctx := testCtx(t)
+	mustCreate(t, c, "/a", []byte("1"), Persistent)
+	w, err := c.Watched(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := w.GetManyW(ctx, []string{"/a"}, 0)[0]; r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	if c.watches.remembered() != 1 {
+		t.Fatalf("%d reads remembered, want 1", c.watches.remembered())
+	}
+	proxy.Cut()
+	waitFor(t, "disconnection", waitTimeout, func() bool { return c.State() != StateConnected })
+	if _, err := c.syncEvents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.watches.remembered(); n != 0 {
+		t.Fatalf("%d reads remembered after the disconnection", n)
+	}
+	proxy.Heal()
+	if err := c.WaitConnected(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sent := c.requests.Load()
+	w, err = c.Watched(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := w.GetManyW(ctx, []string{"/a"}, 0)[0]; r.Err != nil || string(r.Data) != "1" {
+		t.Fatalf("read after reconnecting: %+v", r)
+	}
+	if c.requests.Load() == sent {
+		t.Error("the read after reconnecting was answered from a forgotten watch")
+	}
+}

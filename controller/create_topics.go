@@ -89,11 +89,14 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 		e.reply <- createTopicsReply{res: res, err: err}
 		return nil
 	}
-	c.adoptCreated(ls, e.topics, tps, plans, failed)
+	// The creator learns of its multi at once: what follows is in memory
+	// and cannot fail, and its answer waits for the snapshot this event
+	// publishes anyway, so its own bookkeeping overlaps the adoption.
 	if len(res) > len(e.ops) {
 		res = res[:len(e.ops)]
 	}
 	e.reply <- createTopicsReply{res: res}
+	c.adoptCreated(ls, e.topics, tps, plans, failed)
 	// Arming the topics' watches is a read: it runs off the loop, so that
 	// this event's snapshot, which the creator waits for, goes out first
 	// and the next create is not held back (topic_list.go).

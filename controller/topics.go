@@ -31,16 +31,31 @@ func (c *Controller) onTopicChange(ls *leaderState) error {
 func (c *Controller) applyTopicList(ls *leaderState, names []string, listedSeq uint64) error {
 	ls.creates.listed(listedSeq)
 	cc := ls.cc
-	listed := make(map[string]bool, len(names))
 	var fresh []string
+	known := 0
 	for _, n := range names {
-		listed[n] = true
 		if cc.topics[n] == nil {
 			fresh = append(fresh, n)
+		} else {
+			known++
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(cc.topics)) {
-		if !listed[n] && !ls.creates.newerThanListing(n) {
+	// Children are unique: when the listing holds every topic of the
+	// context, none is gone, and the listing (as long as the cluster) need
+	// not be indexed.
+	if known < len(cc.topics) {
+		listed := make(map[string]bool, len(names))
+		for _, n := range names {
+			listed[n] = true
+		}
+		var gone []string
+		for n := range cc.topics {
+			if !listed[n] && !ls.creates.newerThanListing(n) {
+				gone = append(gone, n)
+			}
+		}
+		slices.Sort(gone)
+		for _, n := range gone {
 			// Normally after our own deletion; otherwise removed behind
 			// the controller's back.
 			cc.removeTopic(n)

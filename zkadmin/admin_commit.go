@@ -171,8 +171,7 @@ func (a *Admin) watchedParentOps(ctx context.Context, path string) ([]Op, error)
 		return nil, err
 	}
 	return a.createPathOpsWith(ctx, parentOf(path), func(ctx context.Context, p string) (bool, Stat, error) {
-		ok, st, _, err := w.ExistsW(ctx, p)
-		return ok, st, err
+		return w.Exists(ctx, p)
 	})
 }
 

@@ -138,7 +138,7 @@ func (a *Admin) readSide(ctx context.Context, w *WatchedReader) sideReads {
 		kidPaths := []string{znodes.BrokerIDsPath, znodes.DeleteTopicsPath}
 		var kids []ChildrenResult
 		if w != nil {
-			kids = w.ChildrenManyW(ctx, kidPaths, 2)
+			kids = w.ChildrenMany(ctx, kidPaths, 2)
 		} else {
 			kids = a.zk.ChildrenMany(ctx, kidPaths, 2)
 		}
@@ -154,7 +154,7 @@ func (a *Admin) readSide(ctx context.Context, w *WatchedReader) sideReads {
 		})
 	}
 	if w != nil {
-		s.singles = w.GetOrExistsManyW(ctx, sidePaths, a.opts.MaxInFlight)
+		s.singles = w.GetOrExistsMany(ctx, sidePaths, a.opts.MaxInFlight)
 	} else {
 		s.singles = a.zk.GetMany(ctx, sidePaths, a.opts.MaxInFlight)
 	}
@@ -165,7 +165,7 @@ func (a *Admin) readSide(ctx context.Context, w *WatchedReader) sideReads {
 // getMany reads paths through w when it is set.
 func (a *Admin) getMany(ctx context.Context, w *WatchedReader, paths []string) []GetResult {
 	if w != nil {
-		return w.GetManyW(ctx, paths, a.opts.MaxInFlight)
+		return w.GetMany(ctx, paths, a.opts.MaxInFlight)
 	}
 	return a.zk.GetMany(ctx, paths, a.opts.MaxInFlight)
 }

@@ -234,7 +234,7 @@ func (a *Admin) readForCreateWith(ctx context.Context, prereading bool) (*Cluste
 	var brokers, topics []GetResult
 	var wg sync.WaitGroup
 	if len(brokerPaths) > 0 {
-		wg.Go(func() { brokers = w.GetManyW(ctx, brokerPaths, a.opts.MaxInFlight) })
+		wg.Go(func() { brokers = w.GetMany(ctx, brokerPaths, a.opts.MaxInFlight) })
 	}
 	if len(topicPaths) > 0 {
 		topics = w.GetManyW(ctx, topicPaths, a.opts.MaxInFlight)

@@ -115,10 +115,14 @@ type watchRegistry struct {
 	// readGen counts the session events handled: a read sent before one
 	// is not remembered.
 	readGen uint64
+	// flights are the WatchedReader reads in flight, which a concurrent
+	// read of the same znode waits for instead of asking again.
+	flights map[watchKey]*readFlight
 }
 
 func newWatchRegistry() *watchRegistry {
-	return &watchRegistry{m: make(map[watchKey][]chan Event), reads: make(map[watchKey]watchedRead)}
+	return &watchRegistry{m: make(map[watchKey][]chan Event), reads: make(map[watchKey]watchedRead),
+		flights: make(map[watchKey]*readFlight)}
 }
 
 func (r *watchRegistry) add(path string, kind watchKind) chan Event {

@@ -54,17 +54,47 @@ func (r *watchRegistry) remember(key watchKey, ch chan Event, gen uint64, rd wat
 }
 
 // recall returns a remembered read of key that accept takes (nil: any),
-// with a new channel registered on the same armed watch.
-func (r *watchRegistry) recall(key watchKey, accept func(watchedRead) bool) (watchedRead, chan Event, bool) {
+// and, with register, a new channel on the same armed watch.
+func (r *watchRegistry) recall(key watchKey, accept func(watchedRead) bool, register bool) (watchedRead, chan Event, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rd, ok := r.reads[key]
 	if !ok || (accept != nil && !accept(rd)) {
 		return watchedRead{}, nil, false
 	}
+	if !register {
+		return rd, nil, true
+	}
 	ch := make(chan Event, 1)
 	r.m[key] = append(r.m[key], ch)
 	return rd, ch, true
+}
+
+// readFlight is a WatchedReader read in flight; done closes once it is
+// answered (and remembered, if it could be).
+type readFlight struct{ done chan struct{} }
+
+// join returns the read of key in flight and false, or, when there is
+// none, starts one, which the caller sends and ends with land.
+func (r *watchRegistry) join(key watchKey) (f *readFlight, sender bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f := r.flights[key]; f != nil {
+		return f, false
+	}
+	f = &readFlight{done: make(chan struct{})}
+	r.flights[key] = f
+	return f, true
+}
+
+// land ends the caller's flight of key.
+func (r *watchRegistry) land(key watchKey, f *readFlight) {
+	r.mu.Lock()
+	if r.flights[key] == f {
+		delete(r.flights, key)
+	}
+	r.mu.Unlock()
+	close(f.done)
 }
 
 // generation is the count of session events handled, for remember.
@@ -103,13 +133,32 @@ func (c *Client) Watched(ctx context.Context) (*WatchedReader, error) {
 	return &WatchedReader{c: c}, nil
 }
 
+// The W methods return each znode's watch channel, as Client's do; the
+// others are for callers that do not keep the watch (they use what the
+// watch vouches for, and read again once it fires): no channel of theirs
+// is left registered, so that reading the same znodes round after round
+// does not pile channels up on watches that rarely fire.
+//
+// Concurrent reads of one znode share one request: the Admin's warm-up
+// and the controller's watch arming both read each new topic, often at
+// once; the later one waits for the earlier one's answer and recalls it.
+
 // GetManyW is Client.GetManyW, answered from armed watches where it can.
 func (w *WatchedReader) GetManyW(ctx context.Context, paths []string, maxInFlight int) []GetResult {
+	return w.getMany(ctx, paths, maxInFlight, true)
+}
+
+// GetMany is GetManyW without the channels.
+func (w *WatchedReader) GetMany(ctx context.Context, paths []string, maxInFlight int) []GetResult {
+	return w.getMany(ctx, paths, maxInFlight, false)
+}
+
+func (w *WatchedReader) getMany(ctx context.Context, paths []string, maxInFlight int, keep bool) []GetResult {
 	out := make([]GetResult, len(paths))
 	var misses []int
 	for i, p := range paths {
 		out[i] = GetResult{Path: p}
-		if rd, ch, ok := w.c.watches.recall(watchKey{p, watchData}, nil); ok {
+		if rd, ch, ok := w.c.watches.recall(watchKey{p, watchData}, nil, keep); ok {
 			out[i].Data, out[i].Stat, out[i].Watch = slices.Clone(rd.data), rd.stat, ch
 			continue
 		}
@@ -117,7 +166,14 @@ func (w *WatchedReader) GetManyW(ctx context.Context, paths []string, maxInFligh
 	}
 	pipeline(len(misses), maxInFlight, func(k int) {
 		r := &out[misses[k]]
-		r.Data, r.Stat, r.Watch, r.Err = w.c.getW(ctx, r.Path, true)
+		rd, ch, ok, err := w.read(ctx, watchKey{r.Path, watchData}, keep, func() (watchedRead, chan Event, error) {
+			data, st, ch, err := w.c.getW(ctx, r.Path, true)
+			return watchedRead{data: data, stat: st}, ch, err
+		})
+		if ok {
+			rd.data = slices.Clone(rd.data)
+		}
+		r.Data, r.Stat, r.Watch, r.Err = rd.data, rd.stat, ch, err
 	})
 	return out
 }
@@ -125,11 +181,20 @@ func (w *WatchedReader) GetManyW(ctx context.Context, paths []string, maxInFligh
 // ChildrenManyW is Client.ChildrenManyW, answered from armed watches where
 // it can.
 func (w *WatchedReader) ChildrenManyW(ctx context.Context, paths []string, maxInFlight int) []ChildrenResult {
+	return w.childrenMany(ctx, paths, maxInFlight, true)
+}
+
+// ChildrenMany is ChildrenManyW without the channels.
+func (w *WatchedReader) ChildrenMany(ctx context.Context, paths []string, maxInFlight int) []ChildrenResult {
+	return w.childrenMany(ctx, paths, maxInFlight, false)
+}
+
+func (w *WatchedReader) childrenMany(ctx context.Context, paths []string, maxInFlight int, keep bool) []ChildrenResult {
 	out := make([]ChildrenResult, len(paths))
 	var misses []int
 	for i, p := range paths {
 		out[i] = ChildrenResult{Path: p}
-		if rd, ch, ok := w.c.watches.recall(watchKey{p, watchChild}, nil); ok {
+		if rd, ch, ok := w.c.watches.recall(watchKey{p, watchChild}, nil, keep); ok {
 			out[i].Children, out[i].Stat, out[i].Watch = slices.Clone(rd.children), rd.stat, ch
 			continue
 		}
@@ -137,58 +202,107 @@ func (w *WatchedReader) ChildrenManyW(ctx context.Context, paths []string, maxIn
 	}
 	pipeline(len(misses), maxInFlight, func(k int) {
 		r := &out[misses[k]]
-		r.Children, r.Stat, r.Watch, r.Err = w.c.childrenW(ctx, r.Path, true)
+		rd, ch, ok, err := w.read(ctx, watchKey{r.Path, watchChild}, keep, func() (watchedRead, chan Event, error) {
+			kids, st, ch, err := w.c.childrenW(ctx, r.Path, true)
+			return watchedRead{children: kids, stat: st}, ch, err
+		})
+		if ok {
+			rd.children = slices.Clone(rd.children)
+		}
+		r.Children, r.Stat, r.Watch, r.Err = rd.children, rd.stat, ch, err
 	})
 	return out
 }
 
-// ExistsW is Client.ExistsW, answered from an armed watch when it can.
-func (w *WatchedReader) ExistsW(ctx context.Context, path string) (bool, Stat, <-chan Event, error) {
-	if rd, ch, ok := w.c.watches.recall(watchKey{path, watchExist}, nil); ok {
-		return rd.exists, rd.stat, ch, nil
+// Exists is Client.Exists, answered from an armed watch when it can, and
+// otherwise read with a watch (which it does not return).
+func (w *WatchedReader) Exists(ctx context.Context, path string) (bool, Stat, error) {
+	if rd, _, ok := w.c.watches.recall(watchKey{path, watchExist}, nil, false); ok {
+		return rd.exists, rd.stat, nil
 	}
-	return w.c.existsW(ctx, path, true)
+	rd, _, _, err := w.read(ctx, watchKey{path, watchExist}, false, func() (watchedRead, chan Event, error) {
+		ok, st, ch, err := w.c.existsW(ctx, path, true)
+		return watchedRead{exists: ok, stat: st}, ch, err
+	})
+	return rd.exists, rd.stat, err
 }
 
-// GetOrExistsManyW reads znodes that may be missing, each with a watch:
-// an existing one with its data and a data watch, a missing one as
-// ErrNoNode with Watch set to a watch for its creation. A znode created
-// between the two reads is read again without a watch (Watch nil).
-func (w *WatchedReader) GetOrExistsManyW(ctx context.Context, paths []string, maxInFlight int) []GetResult {
+// GetOrExistsMany reads znodes that may be missing, each with a watch it
+// does not return: an existing one with its data, a missing one as
+// ErrNoNode (its creation fires the watch).
+func (w *WatchedReader) GetOrExistsMany(ctx context.Context, paths []string, maxInFlight int) []GetResult {
 	out := make([]GetResult, len(paths))
 	var misses []int
 	for i, p := range paths {
 		out[i] = GetResult{Path: p}
-		if rd, ch, ok := w.c.watches.recall(watchKey{p, watchData}, nil); ok {
-			out[i].Data, out[i].Stat, out[i].Watch = slices.Clone(rd.data), rd.stat, ch
+		if rd, _, ok := w.c.watches.recall(watchKey{p, watchData}, nil, false); ok {
+			out[i].Data, out[i].Stat = slices.Clone(rd.data), rd.stat
 			continue
 		}
 		// A remembered "exists" says nothing of the data: only "missing"
 		// answers a get.
-		if _, ch, ok := w.c.watches.recall(watchKey{p, watchExist}, missing); ok {
-			out[i].Err, out[i].Watch = opErr("get", p, ErrNoNode), ch
+		if _, _, ok := w.c.watches.recall(watchKey{p, watchExist}, missing, false); ok {
+			out[i].Err = opErr("get", p, ErrNoNode)
 			continue
 		}
 		misses = append(misses, i)
 	}
 	pipeline(len(misses), maxInFlight, func(k int) {
 		r := &out[misses[k]]
-		r.Data, r.Stat, r.Watch, r.Err = w.c.getW(ctx, r.Path, true)
+		got := w.getMany(ctx, []string{r.Path}, 1, false)[0]
+		r.Data, r.Stat, r.Err = got.Data, got.Stat, got.Err
 		if !errors.Is(r.Err, ErrNoNode) {
 			return
 		}
-		ok, _, ch, err := w.c.existsW(ctx, r.Path, true)
-		switch {
+		// A get leaves no watch on a missing znode; an exists does.
+		switch ok, _, err := w.Exists(ctx, r.Path); {
 		case err != nil:
 			r.Err = err
-		case !ok:
-			r.Watch = ch
-		default:
+		case ok: // created in between: read it, unremembered
 			r.Data, r.Stat, r.Err = w.c.Get(ctx, r.Path)
-			r.Watch = nil
 		}
 	})
 	return out
+}
+
+// read is a miss of key: it waits for a read of key another WatchedReader
+// has in flight and recalls its answer, or sends its own (send, which
+// remembers it) and lets concurrent readers wait for it. ok reports an
+// answer (err nil). Without keep, the channel is unregistered: once
+// remembered, the read stays good until the watch fires, whoever holds a
+// channel on it.
+func (w *WatchedReader) read(ctx context.Context, key watchKey, keep bool,
+	send func() (watchedRead, chan Event, error)) (rd watchedRead, ch chan Event, ok bool, err error) {
+	for {
+		f, sender := w.c.watches.join(key)
+		if sender {
+			// A flight that landed between the caller's recall and
+			// this join has remembered its answer.
+			if rd, ch, ok := w.c.watches.recall(key, nil, keep); ok {
+				w.c.watches.land(key, f)
+				return rd, ch, true, nil
+			}
+			rd, ch, err = send()
+			w.c.watches.land(key, f)
+			if err != nil {
+				return watchedRead{}, nil, false, err
+			}
+			if !keep {
+				w.c.watches.remove(key.path, key.kind, ch)
+				ch = nil
+			}
+			return rd, ch, true, nil
+		}
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return watchedRead{}, nil, false, opErr("read", key.path, ctx.Err())
+		}
+		if rd, ch, ok := w.c.watches.recall(key, nil, keep); ok {
+			return rd, ch, true, nil
+		}
+		// Not remembered (its watch fired first, or it failed): read.
+	}
 }
 
 func missing(rd watchedRead) bool { return !rd.exists }

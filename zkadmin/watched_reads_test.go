@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 )
@@ -18,7 +19,7 @@ func TestRememberOnlyWhileArmed(t *testing.T) {
 
 	ch := r.add("/a", watchData)
 	r.remember(key, ch, r.generation(), rd)
-	got, recalled, ok := r.recall(key, nil)
+	got, recalled, ok := r.recall(key, nil, true)
 	if !ok || string(got.data) != "1" || got.stat.Version != 3 {
 		t.Fatalf("recall = %+v, %v; want the remembered read", got, ok)
 	}
@@ -28,7 +29,7 @@ func TestRememberOnlyWhileArmed(t *testing.T) {
 			t.Fatalf("channel got %v (open %v), want the data change", ev, open)
 		}
 	}
-	if _, _, ok := r.recall(key, nil); ok {
+	if _, _, ok := r.recall(key, nil, true); ok {
 		t.Fatal("a read was recalled after its watch fired")
 	}
 
@@ -82,7 +83,7 @@ func TestRecallFollowsZooKeeperFiringRules(t *testing.T) {
 		}
 		r.fire(Event{Type: tc.ev, Path: "/a"})
 		for _, k := range kinds {
-			_, _, ok := r.recall(watchKey{"/a", k}, nil)
+			_, _, ok := r.recall(watchKey{"/a", k}, nil, false)
 			if want := !slices.Contains(tc.dropped, k); ok != want {
 				t.Errorf("%s: kind %d remembered %v, want %v", tc.ev, k, ok, want)
 			}
@@ -91,9 +92,9 @@ func TestRecallFollowsZooKeeperFiringRules(t *testing.T) {
 }
 
 // TestWatchedReaderAnswersFromArmedWatches: against ZooKeeper, a second
-// WatchedReader read of the same znodes sends no request, returns what the
-// first read returned, and its channels fire on the next change; after a
-// change, the read goes to ZooKeeper again.
+// WatchedReader read of the same znodes sends no request and returns what
+// the first read returned, the W variants' channels fire on the next
+// change, and after the changes the reads go to ZooKeeper again.
 func TestWatchedReaderAnswersFromArmedWatches(t *testing.T) {
 	c := connect(t, Options{})
 	writer := connect(t, Options{Chroot: c.Chroot()})
@@ -101,34 +102,41 @@ func TestWatchedReaderAnswersFromArmedWatches(t *testing.T) {
 	mustCreate(t, c, "/d", []byte("1"), Persistent)
 	mustCreate(t, c, "/d/kid", nil, Persistent)
 
-	read := func() ([]GetResult, []ChildrenResult, bool, GetResult) {
+	type reads struct {
+		get    GetResult
+		kids   ChildrenResult
+		exists bool
+		maybe  GetResult
+	}
+	read := func() reads {
 		t.Helper()
 		w, err := c.Watched(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gets := w.GetManyW(ctx, []string{"/d"}, 0)
-		kids := w.ChildrenManyW(ctx, []string{"/d"}, 0)
-		ok, _, _, err := w.ExistsW(ctx, "/missing")
-		if err != nil {
+		var r reads
+		r.get = w.GetManyW(ctx, []string{"/d"}, 0)[0]
+		r.kids = w.ChildrenManyW(ctx, []string{"/d"}, 0)[0]
+		if r.exists, _, err = w.Exists(ctx, "/missing"); err != nil {
 			t.Fatal(err)
 		}
-		maybe := w.GetOrExistsManyW(ctx, []string{"/maybe"}, 0)
-		return gets, kids, ok, maybe[0]
+		r.maybe = w.GetOrExistsMany(ctx, []string{"/maybe"}, 0)[0]
+		return r
 	}
-	gets, kids, ok, maybe := read()
-	if gets[0].Err != nil || string(gets[0].Data) != "1" || kids[0].Err != nil ||
-		!slices.Equal(kids[0].Children, []string{"kid"}) || ok || !errors.Is(maybe.Err, ErrNoNode) || maybe.Watch == nil {
-		t.Fatalf("first read: %+v %+v exists %v maybe %+v", gets[0], kids[0], ok, maybe)
+	first := read()
+	if first.get.Err != nil || string(first.get.Data) != "1" || first.kids.Err != nil ||
+		!slices.Equal(first.kids.Children, []string{"kid"}) || first.exists || !errors.Is(first.maybe.Err, ErrNoNode) {
+		t.Fatalf("first read: %+v", first)
 	}
 	sent := c.requests.Load()
-	gets2, kids2, ok2, maybe2 := read()
+	second := read()
 	if n := c.requests.Load() - sent; n != 0 {
 		t.Errorf("second read sent %d requests, want none", n)
 	}
-	if string(gets2[0].Data) != "1" || gets2[0].Stat != gets[0].Stat || !slices.Equal(kids2[0].Children, kids[0].Children) ||
-		ok2 || !errors.Is(maybe2.Err, ErrNoNode) {
-		t.Fatalf("second read differs: %+v %+v exists %v maybe %+v", gets2[0], kids2[0], ok2, maybe2)
+	if string(second.get.Data) != "1" || second.get.Stat != first.get.Stat || second.get.Watch == nil ||
+		!slices.Equal(second.kids.Children, first.kids.Children) || second.kids.Watch == nil ||
+		second.exists || !errors.Is(second.maybe.Err, ErrNoNode) {
+		t.Fatalf("second read differs: %+v", second)
 	}
 
 	if _, err := writer.Set(ctx, "/d", []byte("2"), -1); err != nil {
@@ -137,18 +145,61 @@ func TestWatchedReaderAnswersFromArmedWatches(t *testing.T) {
 	mustCreate(t, writer, "/d/kid2", nil, Persistent)
 	mustCreate(t, writer, "/missing", nil, Persistent)
 	mustCreate(t, writer, "/maybe", []byte("m"), Persistent)
-	for name, ch := range map[string]<-chan Event{"data": gets2[0].Watch, "children": kids2[0].Watch, "maybe": maybe2.Watch} {
+	for name, ch := range map[string]<-chan Event{"data": second.get.Watch, "children": second.kids.Watch} {
 		if _, open := <-ch; !open {
 			t.Fatalf("%s watch closed without an event", name)
 		}
 	}
-	sent = c.requests.Load()
-	gets3, kids3, ok3, maybe3 := read()
-	if c.requests.Load() == sent {
-		t.Error("the read after the changes sent no request")
+	// A read whose reply reflects the creations comes after their
+	// notifications; the next WatchedReader's barrier takes them in.
+	if _, _, err := c.Get(ctx, "/maybe"); err != nil {
+		t.Fatal(err)
 	}
-	if string(gets3[0].Data) != "2" || len(kids3[0].Children) != 2 || !ok3 || string(maybe3.Data) != "m" {
-		t.Fatalf("read after the changes: %+v %+v exists %v maybe %+v", gets3[0], kids3[0], ok3, maybe3)
+	sent = c.requests.Load()
+	third := read()
+	if n := c.requests.Load() - sent; n < 4 {
+		t.Errorf("the read after the changes sent %d requests, want one per znode", n)
+	}
+	if string(third.get.Data) != "2" || len(third.kids.Children) != 2 || !third.exists || string(third.maybe.Data) != "m" {
+		t.Fatalf("read after the changes: %+v", third)
+	}
+}
+
+// TestWatchedReaderLeavesNoChannelsBehind: reads that do not keep their
+// watch leave no channel registered, however often they are answered, so
+// a create path reading the same side znodes every round does not pile
+// channels up on watches that rarely fire; the W variants leave one per
+// call, which their callers hold.
+func TestWatchedReaderLeavesNoChannelsBehind(t *testing.T) {
+	c := connect(t, Options{})
+	ctx := testCtx(t)
+	mustCreate(t, c, "/d", []byte("1"), Persistent)
+	for range 20 {
+		w, err := c.Watched(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.GetMany(ctx, []string{"/d"}, 0)
+		w.ChildrenMany(ctx, []string{"/d"}, 0)
+		w.GetOrExistsMany(ctx, []string{"/d", "/missing"}, 0)
+		if _, _, err := w.Exists(ctx, "/missing"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := c.watches.len(); n != 0 {
+		t.Errorf("%d channels registered after reads that keep none", n)
+	}
+	if n := c.watches.remembered(); n != 3 {
+		t.Errorf("%d reads remembered, want 3 (data and children of /d, /missing)", n)
+	}
+	w, err := c.Watched(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.GetManyW(ctx, []string{"/d"}, 0)
+	w.GetManyW(ctx, []string{"/d"}, 0)
+	if n := c.watches.len(); n != 2 {
+		t.Errorf("%d channels registered after two kept reads, want 2", n)
 	}
 }
 
@@ -241,5 +292,47 @@ func TestWatchedReaderForgetsOnDisconnect(t *testing.T) {
 	}
 	if c.requests.Load() == sent {
 		t.Error("the read after reconnecting was answered from a forgotten watch")
+	}
+}
+
+// TestWatchedReadersShareAFlight: readers of the same znodes at once (the
+// Admin's warm-up and the controller's watch arming) send one request per
+// znode between them; each gets the data and a channel of its own.
+func TestWatchedReadersShareAFlight(t *testing.T) {
+	c := connect(t, Options{})
+	ctx := testCtx(t)
+	var paths []string
+	for i := range 20 {
+		p := fmt.Sprintf("/t%02d", i)
+		mustCreate(t, c, p, []byte(p), Persistent)
+		paths = append(paths, p)
+	}
+	sent := c.requests.Load()
+	const readers = 4
+	results := make([][]GetResult, readers)
+	var wg sync.WaitGroup
+	for i := range readers {
+		wg.Go(func() {
+			w, err := c.Watched(ctx)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			results[i] = w.GetManyW(ctx, paths, 0)
+		})
+	}
+	wg.Wait()
+	if n := c.requests.Load() - sent; n != uint64(len(paths)) {
+		t.Errorf("%d readers of %d znodes sent %d requests, want %d", readers, len(paths), n, len(paths))
+	}
+	for i, res := range results {
+		for k, r := range res {
+			if r.Err != nil || string(r.Data) != paths[k] || r.Watch == nil {
+				t.Fatalf("reader %d, %s: %+v", i, paths[k], r)
+			}
+		}
+	}
+	if n := c.watches.len(); n != readers*len(paths) {
+		t.Errorf("%d channels registered, want one per reader and znode (%d)", n, readers*len(paths))
 	}
 }

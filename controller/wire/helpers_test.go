@@ -57,6 +57,15 @@ func serveLoopback(t *testing.T, cfg Config) (*Server, string) {
 			t.Errorf("%d panics recovered while serving", n)
 		}
 	})
+	// Serve takes the listener on its own goroutine; a test that shuts
+	// the server down before that would find the listener still open
+	// (the kernel queues connections nobody accepts) until Serve runs.
+	waitFor(t, "Serve to take the listener", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		_, ok := s.listeners[ln]
+		return ok
+	})
 	return s, ln.Addr().String()
 }
 

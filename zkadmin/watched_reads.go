@@ -155,25 +155,11 @@ func (w *WatchedReader) GetMany(ctx context.Context, paths []string, maxInFlight
 
 func (w *WatchedReader) getMany(ctx context.Context, paths []string, maxInFlight int, keep bool) []GetResult {
 	out := make([]GetResult, len(paths))
-	var misses []int
-	for i, p := range paths {
-		out[i] = GetResult{Path: p}
-		if rd, ch, ok := w.c.watches.recall(watchKey{p, watchData}, nil, keep); ok {
-			out[i].Data, out[i].Stat, out[i].Watch = slices.Clone(rd.data), rd.stat, ch
-			continue
-		}
-		misses = append(misses, i)
-	}
-	pipeline(len(misses), maxInFlight, func(k int) {
-		r := &out[misses[k]]
-		rd, ch, ok, err := w.read(ctx, watchKey{r.Path, watchData}, keep, func() (watchedRead, chan Event, error) {
-			data, st, ch, err := w.c.getW(ctx, r.Path, true)
-			return watchedRead{data: data, stat: st}, ch, err
-		})
-		if ok {
-			rd.data = slices.Clone(rd.data)
-		}
-		r.Data, r.Stat, r.Watch, r.Err = rd.data, rd.stat, ch, err
+	w.many(ctx, paths, maxInFlight, watchData, keep, func(p string) (watchedRead, chan Event, error) {
+		data, st, ch, err := w.c.getW(ctx, p, true)
+		return watchedRead{data: data, stat: st}, ch, err
+	}, func(i int, rd watchedRead, ch chan Event, err error) {
+		out[i] = GetResult{Path: paths[i], Data: slices.Clone(rd.data), Stat: rd.stat, Watch: ch, Err: err}
 	})
 	return out
 }
@@ -191,27 +177,35 @@ func (w *WatchedReader) ChildrenMany(ctx context.Context, paths []string, maxInF
 
 func (w *WatchedReader) childrenMany(ctx context.Context, paths []string, maxInFlight int, keep bool) []ChildrenResult {
 	out := make([]ChildrenResult, len(paths))
+	w.many(ctx, paths, maxInFlight, watchChild, keep, func(p string) (watchedRead, chan Event, error) {
+		kids, st, ch, err := w.c.childrenW(ctx, p, true)
+		return watchedRead{children: kids, stat: st}, ch, err
+	}, func(i int, rd watchedRead, ch chan Event, err error) {
+		out[i] = ChildrenResult{Path: paths[i], Children: slices.Clone(rd.children), Stat: rd.stat, Watch: ch, Err: err}
+	})
+	return out
+}
+
+// many answers each of paths with the kind of read send makes: from a
+// remembered read where it can, the others through read, pipelined.
+// answer gets each one's result (rd's slices are shared: copy them).
+func (w *WatchedReader) many(ctx context.Context, paths []string, maxInFlight int, kind watchKind, keep bool,
+	send func(path string) (watchedRead, chan Event, error), answer func(i int, rd watchedRead, ch chan Event, err error)) {
 	var misses []int
 	for i, p := range paths {
-		out[i] = ChildrenResult{Path: p}
-		if rd, ch, ok := w.c.watches.recall(watchKey{p, watchChild}, nil, keep); ok {
-			out[i].Children, out[i].Stat, out[i].Watch = slices.Clone(rd.children), rd.stat, ch
+		if rd, ch, ok := w.c.watches.recall(watchKey{p, kind}, nil, keep); ok {
+			answer(i, rd, ch, nil)
 			continue
 		}
 		misses = append(misses, i)
 	}
 	pipeline(len(misses), maxInFlight, func(k int) {
-		r := &out[misses[k]]
-		rd, ch, ok, err := w.read(ctx, watchKey{r.Path, watchChild}, keep, func() (watchedRead, chan Event, error) {
-			kids, st, ch, err := w.c.childrenW(ctx, r.Path, true)
-			return watchedRead{children: kids, stat: st}, ch, err
+		i := misses[k]
+		rd, ch, err := w.read(ctx, watchKey{paths[i], kind}, keep, func() (watchedRead, chan Event, error) {
+			return send(paths[i])
 		})
-		if ok {
-			rd.children = slices.Clone(rd.children)
-		}
-		r.Children, r.Stat, r.Watch, r.Err = rd.children, rd.stat, ch, err
+		answer(i, rd, ch, err)
 	})
-	return out
 }
 
 // Exists is Client.Exists, answered from an armed watch when it can, and
@@ -220,7 +214,7 @@ func (w *WatchedReader) Exists(ctx context.Context, path string) (bool, Stat, er
 	if rd, _, ok := w.c.watches.recall(watchKey{path, watchExist}, nil, false); ok {
 		return rd.exists, rd.stat, nil
 	}
-	rd, _, _, err := w.read(ctx, watchKey{path, watchExist}, false, func() (watchedRead, chan Event, error) {
+	rd, _, err := w.read(ctx, watchKey{path, watchExist}, false, func() (watchedRead, chan Event, error) {
 		ok, st, ch, err := w.c.existsW(ctx, path, true)
 		return watchedRead{exists: ok, stat: st}, ch, err
 	})
@@ -267,12 +261,11 @@ func (w *WatchedReader) GetOrExistsMany(ctx context.Context, paths []string, max
 
 // read is a miss of key: it waits for a read of key another WatchedReader
 // has in flight and recalls its answer, or sends its own (send, which
-// remembers it) and lets concurrent readers wait for it. ok reports an
-// answer (err nil). Without keep, the channel is unregistered: once
-// remembered, the read stays good until the watch fires, whoever holds a
-// channel on it.
+// remembers it) and lets concurrent readers wait for it. Without keep,
+// the channel is unregistered: once remembered, the read stays good until
+// the watch fires, whoever holds a channel on it.
 func (w *WatchedReader) read(ctx context.Context, key watchKey, keep bool,
-	send func() (watchedRead, chan Event, error)) (rd watchedRead, ch chan Event, ok bool, err error) {
+	send func() (watchedRead, chan Event, error)) (watchedRead, chan Event, error) {
 	for {
 		f, sender := w.c.watches.join(key)
 		if sender {
@@ -280,26 +273,26 @@ func (w *WatchedReader) read(ctx context.Context, key watchKey, keep bool,
 			// this join has remembered its answer.
 			if rd, ch, ok := w.c.watches.recall(key, nil, keep); ok {
 				w.c.watches.land(key, f)
-				return rd, ch, true, nil
+				return rd, ch, nil
 			}
-			rd, ch, err = send()
+			rd, ch, err := send()
 			w.c.watches.land(key, f)
 			if err != nil {
-				return watchedRead{}, nil, false, err
+				return watchedRead{}, nil, err
 			}
 			if !keep {
 				w.c.watches.remove(key.path, key.kind, ch)
 				ch = nil
 			}
-			return rd, ch, true, nil
+			return rd, ch, nil
 		}
 		select {
 		case <-f.done:
 		case <-ctx.Done():
-			return watchedRead{}, nil, false, opErr("read", key.path, ctx.Err())
+			return watchedRead{}, nil, opErr("read", key.path, ctx.Err())
 		}
 		if rd, ch, ok := w.c.watches.recall(key, nil, keep); ok {
-			return rd, ch, true, nil
+			return rd, ch, nil
 		}
 		// Not remembered (its watch fired first, or it failed): read.
 	}

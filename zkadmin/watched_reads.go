@@ -12,18 +12,21 @@ import (
 // that the znode is as the read returned it. ZooKeeper sends a session's
 // notifications and replies in one ordered stream, and the notification of
 // a change goes out before the reply to any later request of the session
-// (see syncEvents). So once every event received so far is handled, a
-// watch that has not fired vouches for its read as well as a new read
-// would: a new read could not see a change whose notification has not
-// reached us either, because its reply would come after that notification.
+// (see syncEvents). So once every event received before some reply R is
+// handled, a watch that has not fired vouches for its read as of R: any
+// change R reflects would have fired it.
 //
 // WatchedReader uses that to skip the request. Its reads remember their
 // result while their watch stays armed; a later WatchedReader read of the
 // same znode and kind, taken after an event barrier, returns the
 // remembered result with a new channel on the same server-side watch. The
-// result is as consistent as the session's other reads: sequentially, as
-// every ZooKeeper read is, and never older than what the session has
-// already seen. A session event (a disconnection, a new session) forgets
+// answer is as fresh as the last reply the session received before the
+// barrier: never older than what the session has already seen, and
+// sequentially consistent, as every ZooKeeper read is. It may miss a
+// change whose notification is still on its way, which a new read would
+// have waited for; a caller that needs the state as of a read of its own
+// takes the reader after that read's reply (the create path takes it
+// after its fence read). A session event (a disconnection, a new session) forgets
 // every remembered read, since go-zookeeper re-arms watches after a
 // reconnect asynchronously and a read taken meanwhile could overtake the
 // firings it replays; reads in flight across one are not remembered.

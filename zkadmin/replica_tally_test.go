@@ -112,3 +112,40 @@ func TestMergeSorted(t *testing.T) {
 		t.Fatalf("mergeSorted wrote into its input: %v", a)
 	}
 }
+
+// TestMergeSortedRandom checks mergeSorted against sorting the union, on
+// random inputs of every balance, keeping a's item when both hold it.
+func TestMergeSortedRandom(t *testing.T) {
+	type item struct {
+		key  int
+		from string
+	}
+	byKey := func(x, y item) int { return x.key - y.key }
+	rng := rand.New(rand.NewPCG(7, 11))
+	draw := func(n, span int, from string) []item {
+		seen := map[int]bool{}
+		var out []item
+		for range n {
+			if k := rng.IntN(span); !seen[k] {
+				seen[k] = true
+				out = append(out, item{k, from})
+			}
+		}
+		slices.SortFunc(out, byKey)
+		return out
+	}
+	for range 500 {
+		span := 1 + rng.IntN(200)
+		a, b := draw(rng.IntN(150), span, "a"), draw(rng.IntN(20), span, "b")
+		want := slices.Clone(a)
+		for _, y := range b {
+			if _, found := slices.BinarySearchFunc(a, y, byKey); !found {
+				want = append(want, y)
+			}
+		}
+		slices.SortFunc(want, byKey)
+		if got := mergeSorted(a, b, byKey); !slices.Equal(got, want) {
+			t.Fatalf("mergeSorted(%v, %v) = %v, want %v", a, b, got, want)
+		}
+	}
+}

@@ -138,8 +138,25 @@ func (s *Server) writeConfig() (string, error) {
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o644); err != nil {
 		return "", fmt.Errorf("zookeeper config: %w", err)
 	}
+	if err := os.WriteFile(s.log4jPath(), []byte(log4jConfig), 0o644); err != nil {
+		return "", fmt.Errorf("zookeeper log4j config: %w", err)
+	}
 	return cfg, nil
 }
+
+// log4jConfig logs at INFO to the console (server.log). Without a
+// configuration log4j 1.2 leaves the root logger at DEBUG with no
+// appender: nothing is written, but every debug call is still formatted,
+// and ZooKeeper's request processor formats each create's ACLs twice,
+// which took about two thirds of its thread's time in the create
+// benchmarks.
+const log4jConfig = `log4j.rootLogger=INFO, CONSOLE
+log4j.appender.CONSOLE=org.apache.log4j.ConsoleAppender
+log4j.appender.CONSOLE.layout=org.apache.log4j.PatternLayout
+log4j.appender.CONSOLE.layout.ConversionPattern=%d{ISO8601} %-5p [%t:%C{1}@%L] %m%n
+`
+
+func (s *Server) log4jPath() string { return filepath.Join(s.opts.DataDir, "log4j.properties") }
 
 // Restart starts the process again (after Stop or Kill) on the same ports
 // and data, and waits until it serves. On a running server it is an error.
@@ -170,7 +187,7 @@ func (s *Server) launch() error {
 			"-Xlog:gc:file=" + filepath.Join(s.opts.DataDir, "gc.log") + ":uptime",
 		}, s.opts.JVMArgs, []string{
 			"-Dzookeeper.log.dir=" + s.opts.DataDir,
-			"-Dzookeeper.root.logger=INFO,CONSOLE",
+			"-Dlog4j.configuration=file:" + s.log4jPath(),
 			"-cp", s.classpath,
 			"org.apache.zookeeper.server.quorum.QuorumPeerMain", cfg,
 		}),

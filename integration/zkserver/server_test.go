@@ -3,6 +3,7 @@ package zkserver
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,27 @@ func TestStartFailsFastWhenTheServerDies(t *testing.T) {
 	_, err := Start(context.Background(), Options{Java: "false", StartTimeout: time.Hour})
 	if !errors.Is(err, childproc.ErrExited) || !strings.Contains(err.Error(), "exit status 1") {
 		t.Fatalf("Start with a dying server = %v; want childproc.ErrExited with its status", err)
+	}
+}
+
+// TestServerLogsAtInfo: without a log4j configuration the server logs
+// nothing and formats every debug call anyway (see log4jConfig).
+func TestServerLogsAtInfo(t *testing.T) {
+	ctx := context.Background()
+	s, err := Start(ctx, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	out, err := os.ReadFile(s.LogPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(out)
+	if strings.Contains(log, "No appenders could be found") || !strings.Contains(log, " INFO ") {
+		t.Fatalf("server.log has no INFO lines, or log4j found no configuration:\n%.2000s", log)
+	}
+	if strings.Contains(log, " DEBUG ") {
+		t.Fatalf("server.log has DEBUG lines:\n%.2000s", log)
 	}
 }

@@ -31,7 +31,9 @@ type Options struct {
 	TickTime time.Duration
 	// HeapMB caps the JVM heap; zero means 1024 (bulk-write tests need more than 256).
 	HeapMB int
-	// JVMArgs are more options for the JVM (before the main class).
+	// JVMArgs are more options for the JVM (before the main class). The
+	// server runs the serial collector, which is small and quick to start,
+	// unless they choose a collector (-XX:+Use...GC).
 	JVMArgs []string
 	// Java is the java binary; empty means "java" from PATH.
 	Java string
@@ -181,11 +183,11 @@ func (s *Server) launch() error {
 	_, err = s.proc.Start(childproc.Spec{
 		Path: s.opts.Java,
 		Args: slices.Concat([]string{
-			fmt.Sprintf("-Xmx%dm", s.opts.HeapMB), "-XX:+UseSerialGC",
+			fmt.Sprintf("-Xmx%dm", s.opts.HeapMB),
 			// Pauses show in latencies: keep them where they can be
 			// looked up (gc.log next to server.log).
 			"-Xlog:gc:file=" + filepath.Join(s.opts.DataDir, "gc.log") + ":uptime",
-		}, s.opts.JVMArgs, []string{
+		}, s.collector(), s.opts.JVMArgs, []string{
 			"-Dzookeeper.log.dir=" + s.opts.DataDir,
 			"-Dlog4j.configuration=file:" + s.log4jPath(),
 			"-cp", s.classpath,
@@ -200,6 +202,17 @@ func (s *Server) launch() error {
 		return fmt.Errorf("zookeeper %s: %w", s.Addr(), err)
 	}
 	return nil
+}
+
+// collector is the serial collector's flag, unless JVMArgs choose one
+// (the JVM refuses two).
+func (s *Server) collector() []string {
+	for _, a := range s.opts.JVMArgs {
+		if strings.HasPrefix(a, "-XX:+Use") && strings.HasSuffix(a, "GC") {
+			return nil
+		}
+	}
+	return []string{"-XX:+UseSerialGC"}
 }
 
 // WaitServing waits until the server answers "srvr" with a mode

@@ -160,12 +160,34 @@ func TestCreateTopicDefaultsFromConfig(t *testing.T) {
 	}
 }
 
+// TestCreateTopicOverwritesStaleConfig: a config znode left by a deletion
+// cut short is overwritten, as Kafka does. A first attempt assumes there
+// is none and loses on it; the second reads it.
 func TestCreateTopicOverwritesStaleConfig(t *testing.T) {
 	e := newAdminEnv(t, []string{""}, nil)
 	e.put(znodes.ConfigEntityPath("topics", "again"), []byte(`{"version":1,"config":{"retention.ms":"1"}}`))
-	e.create("again", 1, 1)
+	res := e.create("again", 1, 1)
 	if got := string(e.get(znodes.ConfigEntityPath("topics", "again"))); got != `{"version":1,"config":{}}` {
 		t.Errorf("config %s", got)
+	}
+	if res.Attempts != 2 {
+		t.Errorf("created in %d attempts, want 2 (the first assumes no config znode)", res.Attempts)
+	}
+}
+
+// TestCreateTopicDryRunReadsStaleConfig: a dry run shows the ops the
+// create would apply, so it reads the config znode it would overwrite.
+func TestCreateTopicDryRunReadsStaleConfig(t *testing.T) {
+	e := newAdminEnv(t, []string{""}, nil)
+	path := znodes.ConfigEntityPath("topics", "again")
+	e.put(path, []byte(`{"version":1,"config":{"retention.ms":"1"}}`))
+	res, err := e.admin.CreateTopic(e.ctx, CreateTopicRequest{Topic: "again", Partitions: 1, ReplicationFactor: 1, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Ops, func(o Op) bool { return o.Path == path })
+	if i < 0 || res.Ops[i].Kind != OpSet {
+		t.Fatalf("dry-run ops %v: want a set of %s", res.Ops, path)
 	}
 }
 

@@ -40,11 +40,13 @@ type env struct {
 // the brokers, and waits until the controller is ready with every broker.
 //
 // zkJVM is the benchmarks' ZooKeeper JVM. By default it runs G1, the JDK's
-// default collector and what a deployed ZooKeeper gets, with its heap sized
-// up front. The harness's serial collector stalled the server, once it held
-// a few hundred thousand znodes, for 0.3-0.5 s per young collection, and
-// at random against either side of a comparison.
-var zkJVM = flag.String("bench.zkjvm", "-XX:+UseG1GC -Xms1g", "JVM options for ZooKeeper, space-separated (\"-XX:+UseSerialGC\" for the tests' collector)")
+// default collector and what a deployed ZooKeeper gets, with a 4 GB heap
+// sized up front: a run of the benchmarks leaves close to a million znodes,
+// and in the tests' 1 GB heap G1 collected over and over. The tests' serial
+// collector stalled the server for 0.3-0.5 s per young collection once it
+// held a few hundred thousand znodes, at random against either side of a
+// comparison.
+var zkJVM = flag.String("bench.zkjvm", "-XX:+UseG1GC -Xms4g -Xmx4g", "JVM options for ZooKeeper, space-separated (\"-XX:+UseSerialGC\" for the tests' collector)")
 
 func startEnv(b *testing.B, ctx context.Context, preload func(context.Context, *zkadmin.Client) error) *env {
 	b.Helper()

@@ -3,6 +3,7 @@ package zkadmin
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kzadmin/kzadmin/placement"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -85,16 +86,19 @@ func checkCreateRequest(req CreateTopicRequest) error {
 
 // validateNewTopic is AdminZkClient.validateTopicCreate's check of the name
 // against the cluster, in Kafka's order and with Kafka's messages.
-// names are the cluster's topics plus those planned earlier in the batch,
+// plannedNames are the topics planned earlier in the batch, in order,
 // which planned also holds.
-func validateNewTopic(c *Cluster, name string, names []string, planned map[string]bool) error {
+func validateNewTopic(c *Cluster, name string, plannedNames []string, planned map[string]bool) error {
 	if c.MarkedForDeletion[name] {
 		return adminErr(KindMarkedForDeletion, name, "Topic '%s' is marked for deletion.", name)
 	}
 	if c.HasTopic(name) || planned[name] {
 		return adminErr(KindTopicExists, name, "Topic '%s' already exists.", name)
 	}
-	if err := znodes.CheckTopicCollision(name, names); err != nil {
+	// The topics planned earlier in the batch count as existing, after the
+	// cluster's (checked apart, so that no round copies the cluster's names).
+	colliding := slices.Concat(znodes.CollidingTopics(name, c.TopicNames), znodes.CollidingTopics(name, plannedNames))
+	if err := znodes.CheckTopicCollision(name, colliding); err != nil {
 		return adminErr(KindInvalidTopic, name, "%v", err)
 	}
 	return nil

@@ -259,12 +259,12 @@ type createPlan struct {
 func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingTopic, out []CreateTopicOutcome,
 	attempt int, pre createPrefetch) (createPlan, error) {
 	limits := c.Limits()
-	names := slices.Clone(c.TopicNames)
 	planned := make(map[string]bool, len(pending))
+	var plannedNames []string
 	var ok []*pendingTopic
 	for _, p := range pending {
 		name := p.req.Topic
-		err := validateNewTopic(c, name, names, planned)
+		err := validateNewTopic(c, name, plannedNames, planned)
 		if err == nil {
 			p.asg, err = a.placeNewTopic(c, p.req, limits)
 		}
@@ -276,7 +276,7 @@ func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingT
 		// the real one would do.
 		addPlanned(&limits, p.asg)
 		planned[name] = true
-		names = append(names, name)
+		plannedNames = append(plannedNames, name)
 		ok = append(ok, p)
 	}
 	plan := createPlan{}

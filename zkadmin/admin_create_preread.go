@@ -161,6 +161,9 @@ func (c *Cluster) withCreated(r *roundCreated) *Cluster {
 		added = append(added, t)
 		c.topicsCversion++ // its create moved the children version
 	}
+	if len(added) == 0 {
+		return c // the read saw them all: nothing to copy
+	}
 	byName := func(x, y *Topic) int { return strings.Compare(x.Name, y.Name) }
 	slices.SortFunc(added, byName)
 	names := make([]string, len(added))

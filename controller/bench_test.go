@@ -230,7 +230,7 @@ func waitFullSnapshot(b *testing.B, c *Controller, topics int, d time.Duration) 
 	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	if _, err := c.WaitSnapshot(ctx, func(v *MetadataView) bool { return v.Active && len(v.Topics) == topics }); err != nil {
+	if _, err := c.WaitSnapshot(ctx, func(v *MetadataView) bool { return v.Active && v.Topics.Len() == topics }); err != nil {
 		b.Fatalf("snapshot with %d topics: %v", topics, err)
 	}
 }
@@ -238,7 +238,7 @@ func waitFullSnapshot(b *testing.B, c *Controller, topics int, d time.Duration) 
 // noneLedBy reports whether the controller's snapshot has no partition
 // led by id.
 func noneLedBy(c *Controller, id int32) bool {
-	for _, tv := range c.Snapshot().Topics {
+	for _, tv := range c.Snapshot().Topics.All() {
 		for _, pv := range tv.Partitions {
 			if pv.Leader == id {
 				return false

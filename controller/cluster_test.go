@@ -140,7 +140,7 @@ func TestNewTopic(t *testing.T) {
 	if err != nil || a.TopicID.IsZero() {
 		t.Fatalf("topic id not assigned: %v %v", a, err)
 	}
-	if tv := sc.ctl.c.Snapshot().Topics["foo"]; tv == nil || tv.ID != a.TopicID || len(tv.Partitions) != 3 {
+	if tv := sc.ctl.c.Snapshot().Topics.Get("foo"); tv == nil || tv.ID != a.TopicID || len(tv.Partitions) != 3 {
 		t.Fatalf("snapshot topic %+v", tv)
 	}
 	// Every broker's metadata lists the controller among the live brokers.
@@ -319,7 +319,7 @@ func TestAlterPartitionRequests(t *testing.T) {
 	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
 	createTopic(t, sc.obs, "foo", threeParts)
 	sc.waitLeader(t, "foo", 0, 1, 1, 2, 3)
-	id := sc.ctl.c.Snapshot().Topics["foo"].ID
+	id := sc.ctl.c.Snapshot().Topics.Get("foo").ID
 	epoch := sc.sim.Broker(1).Epoch()
 	send := func(brokerEpoch int64, topicID [16]byte, leaderEpoch, partitionEpoch int32, isr ...int32) *kmsg.AlterPartitionResponse {
 		t.Helper()

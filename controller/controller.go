@@ -171,7 +171,7 @@ func New(cfg Config) (*Controller, error) {
 	c.seat.metrics = sm
 	c.status.Store(&Status{ActiveControllerID: -1})
 	c.viewChanged = make(chan struct{})
-	c.lastView = &MetadataView{ControllerID: -1, Topics: map[string]*TopicView{}}
+	c.lastView = &MetadataView{ControllerID: -1}
 	c.view.Store(c.lastView)
 	return c, nil
 }

@@ -88,7 +88,7 @@ func TestCommitCreatesTooLargeTakesTheOrdinaryPath(t *testing.T) {
 	createThrough(t, sc, zkadmin.CreateTopicRequest{Topic: "big", Partitions: parts, ReplicationFactor: 1})
 	waitFor(t, fmt.Sprintf("%d partitions online", parts), func() bool {
 		v := sc.ctl.c.Snapshot()
-		tv := v.Topics["big"]
+		tv := v.Topics.Get("big")
 		if tv == nil || len(tv.Partitions) != parts {
 			return false
 		}
@@ -207,7 +207,7 @@ func TestCommitCreatesLimitsHoldAgainstOtherCreators(t *testing.T) {
 	waitFor(t, "every created partition led", func() bool {
 		v := sc.ctl.c.Snapshot()
 		for _, r := range results {
-			tv := v.Topics[r.name]
+			tv := v.Topics.Get(r.name)
 			if r.err != nil {
 				continue
 			}

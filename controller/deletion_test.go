@@ -57,7 +57,7 @@ func (sc *simCluster) topicGone(t testing.TB, name string) bool {
 			return false
 		}
 	}
-	return sc.ctl.c.Snapshot().Topics[name] == nil
+	return sc.ctl.c.Snapshot().Topics.Get(name) == nil
 }
 
 // waitReplicasDeleted waits until no broker hosts or keeps a log of any
@@ -127,7 +127,7 @@ func TestDeleteTopic(t *testing.T) {
 		sc.waitLeader(t, "doomed", p, r[0], r...)
 	}
 	sc.waitHosted(t, "doomed", threeParts)
-	oldID := sc.ctl.c.Snapshot().Topics["doomed"].ID
+	oldID := sc.ctl.c.Snapshot().Topics.Get("doomed").ID
 	before := stopReplicasReceived(sc)
 
 	markForDeletion(t, sc.obs, "doomed", "no-such-topic")
@@ -146,7 +146,7 @@ func TestDeleteTopic(t *testing.T) {
 			}
 		}
 	}
-	if !znodeExists(t, sc.obs, znodes.TopicPath("kept")) || sc.ctl.c.Snapshot().Topics["kept"] == nil {
+	if !znodeExists(t, sc.obs, znodes.TopicPath("kept")) || sc.ctl.c.Snapshot().Topics.Get("kept") == nil {
 		t.Fatal("an unrelated topic was touched")
 	}
 	if got := metricValue(t, sc.ctl, "kafka_controller_KafkaController_TopicsToDeleteCount"); got != 0 {
@@ -160,7 +160,7 @@ func TestDeleteTopic(t *testing.T) {
 		sc.waitLeader(t, "doomed", p, r[0], r...)
 	}
 	sc.waitHosted(t, "doomed", again)
-	tv := sc.ctl.c.Snapshot().Topics["doomed"]
+	tv := sc.ctl.c.Snapshot().Topics.Get("doomed")
 	if tv == nil || tv.Deleting || tv.ID == oldID || len(tv.Partitions) != 2 {
 		t.Fatalf("re-created topic %+v (old id %v)", tv, oldID)
 	}
@@ -193,7 +193,7 @@ func TestDeleteTopicBrokerDown(t *testing.T) {
 	if !znodeExists(t, sc.obs, znodes.TopicPath("stuck")) || !znodeExists(t, sc.obs, znodes.DeleteTopicPath("stuck")) {
 		t.Fatal("topic or marker removed while a replica was offline")
 	}
-	if tv := sc.ctl.c.Snapshot().Topics["stuck"]; tv == nil || !tv.Deleting {
+	if tv := sc.ctl.c.Snapshot().Topics.Get("stuck"); tv == nil || !tv.Deleting {
 		t.Fatalf("snapshot %+v, want the topic listed as deleting", tv)
 	}
 	// The replicas deleted on brokers 1 and 2 leave the count a moment
@@ -294,7 +294,7 @@ func TestDeleteTopicVanished(t *testing.T) {
 	})
 	createTopic(t, sc.obs, "handmade", map[int32][]int32{0: {1, 2}})
 	sc.waitLeader(t, "handmade", 0, 1, 1, 2)
-	if tv := sc.ctl.c.Snapshot().Topics["handmade"]; tv == nil || tv.Deleting {
+	if tv := sc.ctl.c.Snapshot().Topics.Get("handmade"); tv == nil || tv.Deleting {
 		t.Fatalf("re-created topic %+v", tv)
 	}
 }
@@ -321,7 +321,7 @@ func TestDeleteTopicFailover(t *testing.T) {
 
 	sc.ctl.stop()
 	waitFor(t, "standby takes over", func() bool { return standby.c.Status().Ready })
-	if tv := standby.c.Snapshot().Topics["orphan"]; tv == nil || !tv.Deleting {
+	if tv := standby.c.Snapshot().Topics.Get("orphan"); tv == nil || !tv.Deleting {
 		t.Fatalf("new controller's view %+v, want the topic queued", tv)
 	}
 	if !znodeExists(t, sc.obs, znodes.TopicPath("orphan")) {
@@ -337,7 +337,7 @@ func TestDeleteTopicFailover(t *testing.T) {
 				return false
 			}
 		}
-		return standby.c.Snapshot().Topics["orphan"] == nil
+		return standby.c.Snapshot().Topics.Get("orphan") == nil
 	})
 	sc.waitReplicasDeleted(t, "orphan")
 }
@@ -365,7 +365,7 @@ func TestDeleteTopicDisabled(t *testing.T) {
 		if !znodeExists(t, sc.obs, znodes.TopicPath(name)) {
 			t.Fatalf("topic %s removed with deletion disabled", name)
 		}
-		if tv := sc.ctl.c.Snapshot().Topics[name]; tv == nil || tv.Deleting {
+		if tv := sc.ctl.c.Snapshot().Topics.Get(name); tv == nil || tv.Deleting {
 			t.Fatalf("topic %s view %+v", name, tv)
 		}
 	}
@@ -407,7 +407,7 @@ func TestDeleteManyTopics(t *testing.T) {
 		return len(left) == 0 && len(marks) == 0 && len(cfgs) == 0
 	})
 	inZK := time.Since(start)
-	waitWithin(t, "controller forgot them", scaleTimeout, func() bool { return len(sc.ctl.c.Snapshot().Topics) == 0 })
+	waitWithin(t, "controller forgot them", scaleTimeout, func() bool { return sc.ctl.c.Snapshot().Topics.Len() == 0 })
 	for _, b := range sc.sim.Brokers() {
 		err := b.WaitFor(testCtx(t), func(s brokersim.Snapshot) bool { return len(s.Log) == 0 && len(s.Partitions) == 0 })
 		if err != nil {
@@ -472,7 +472,7 @@ func createLayout(t testing.TB, zk *zkadmin.Client, prefix string, topics, parts
 // onlinePartitions counts the partitions with a leader in the view.
 func onlinePartitions(v *MetadataView) int {
 	n := 0
-	for _, tv := range v.Topics {
+	for _, tv := range v.Topics.All() {
 		for _, pv := range tv.Partitions {
 			if pv.Leader >= 0 {
 				n++

@@ -88,7 +88,7 @@ func TestAlterPartitionVersions(t *testing.T) {
 		t.Fatalf("retry: %+v %v", rp, err)
 	}
 	req.Version = 3
-	id := sc.ctl.c.Snapshot().Topics["foo"].ID
+	id := sc.ctl.c.Snapshot().Topics.Get("foo").ID
 	req.Topics[0].TopicID = id
 	p.PartitionEpoch, p.NewISR = st.PartitionEpoch+1, nil
 	for _, b := range []int32{1, 2} {

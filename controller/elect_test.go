@@ -191,7 +191,7 @@ func TestWaitSnapshot(t *testing.T) {
 	registerBroker(t, obs, 1, "127.0.0.1", 1)
 	createTopic(t, obs, "foo", map[int32][]int32{0: {1}})
 	v, err = n.c.WaitSnapshot(testCtx(t), func(v *MetadataView) bool {
-		tv := v.Topics["foo"]
+		tv := v.Topics.Get("foo")
 		return tv != nil && len(tv.Partitions) == 1 && tv.Partitions[0].Leader == 1
 	})
 	if err != nil || len(v.Brokers) != 1 {

@@ -165,7 +165,7 @@ func TestStandbyAnswersNotController(t *testing.T) {
 	if err != nil || er.Topics[0].Partitions[0].ErrorCode != kerr.NotController.Code {
 		t.Fatalf("ElectLeaders: %v %v", er, err)
 	}
-	if snap := b.c.Snapshot(); snap.Active || len(snap.Topics) != 0 || snap.ControllerID != 100 {
+	if snap := b.c.Snapshot(); snap.Active || snap.Topics.Len() != 0 || snap.ControllerID != 100 {
 		t.Fatalf("standby snapshot %+v", snap)
 	}
 }

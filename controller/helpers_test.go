@@ -90,7 +90,7 @@ func tryReadState(t testing.TB, zk *zkadmin.Client, topic string, p int32) (elec
 
 // partitionView returns a partition from the controller's snapshot.
 func partitionView(c *Controller, topic string, p int32) (PartitionView, bool) {
-	tv := c.Snapshot().Topics[topic]
+	tv := c.Snapshot().Topics.Get(topic)
 	if tv == nil {
 		return PartitionView{}, false
 	}

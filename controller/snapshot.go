@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"maps"
 	"slices"
 
 	"github.com/kzadmin/kzadmin/controller/brokerchan"
@@ -29,7 +28,7 @@ type MetadataView struct {
 	// node.id and endpoints, no rack.
 	Self BrokerView
 	// Topics maps topic name to its view.
-	Topics map[string]*TopicView
+	Topics TopicViews
 }
 
 // BrokerView is one registered broker.
@@ -97,7 +96,7 @@ func (c *Controller) markAllDirty(ls *leaderState) {
 
 // publishView builds the next snapshot, rebuilding only changed topics.
 func (c *Controller) publishView(ls *leaderState) {
-	v := &MetadataView{ControllerID: c.activeID, Topics: map[string]*TopicView{}, Self: c.selfView(ls)}
+	v := &MetadataView{ControllerID: c.activeID, Self: c.selfView(ls)}
 	if ls != nil {
 		cc := ls.cc
 		v.Active, v.Epoch = true, ls.epoch
@@ -106,23 +105,25 @@ func (c *Controller) publishView(ls *leaderState) {
 			v.Brokers = append(v.Brokers, BrokerView{ID: id, Epoch: b.Epoch, Endpoints: b.Endpoints, Rack: b.Rack,
 				ShuttingDown: cc.shuttingDown[id]})
 		}
+		var topics topicViewsEdit
 		if c.lastView.Active {
-			v.Topics = maps.Clone(c.lastView.Topics)
+			topics = c.lastView.Topics.edit()
 		}
 		for name := range c.dirtyTopic {
 			if t := cc.topics[name]; t != nil {
-				v.Topics[name] = topicView(cc, t)
+				topics.set(name, topicView(cc, t))
 			} else {
-				delete(v.Topics, name)
+				topics.remove(name)
 			}
 		}
 		if !c.lastView.Active { // first view of a leadership: every topic
 			for name, t := range cc.topics {
-				if v.Topics[name] == nil {
-					v.Topics[name] = topicView(cc, t)
+				if !c.dirtyTopic[name] {
+					topics.set(name, topicView(cc, t))
 				}
 			}
 		}
+		v.Topics = topics.done()
 	}
 	c.lastView = v
 	c.viewMu.Lock()

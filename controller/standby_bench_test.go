@@ -75,8 +75,8 @@ func benchTakeover(b *testing.B, warm bool, topics int) {
 	v, err := standby.c.WaitSnapshot(ctx, func(v *MetadataView) bool { return v.Active })
 	ready := time.Now()
 	b.StopTimer()
-	if err != nil || len(v.Topics) != topics {
-		b.Fatalf("takeover: %v, %d topics", err, len(v.Topics))
+	if err != nil || v.Topics.Len() != topics {
+		b.Fatalf("takeover: %v, %d topics", err, v.Topics.Len())
 	}
 	if promoted := strings.Contains(logs.String(), "warm standby promoted"); promoted != warm {
 		b.Fatalf("warm %v, promoted %v", warm, promoted)

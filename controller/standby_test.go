@@ -19,7 +19,7 @@ func checkViewMatchesZooKeeper(t *testing.T, sc *simCluster, c *Controller, topi
 	t.Helper()
 	for _, name := range topics {
 		a := readTopicZnode(t, sc.obs, name)
-		tv := c.Snapshot().Topics[name]
+		tv := c.Snapshot().Topics.Get(name)
 		if tv == nil || tv.ID != a.TopicID || len(tv.Partitions) != len(a.Partitions) {
 			t.Fatalf("topic %s: view %+v, znode %+v", name, tv, a)
 		}

@@ -41,7 +41,7 @@ func TestPausedControllerCannotWrite(t *testing.T) {
 	req.Version, req.BrokerID, req.BrokerEpoch = 2, 1, sc.sim.Broker(1).Epoch()
 	p := kmsg.NewAlterPartitionRequestTopicPartition()
 	p.Partition, p.LeaderEpoch, p.PartitionEpoch, p.NewISR = 0, before.LeaderEpoch, before.PartitionEpoch, []int32{1}
-	req.Topics = []kmsg.AlterPartitionRequestTopic{{TopicID: standby.c.Snapshot().Topics["foo"].ID,
+	req.Topics = []kmsg.AlterPartitionRequestTopic{{TopicID: standby.c.Snapshot().Topics.Get("foo").ID,
 		Partitions: []kmsg.AlterPartitionRequestTopicPartition{p}}}
 	resp, err := sc.ctl.c.AlterPartition(testCtx(t), req)
 	if err != nil {

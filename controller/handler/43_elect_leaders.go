@@ -213,7 +213,7 @@ func mergeElectResults(resp *kmsg.ElectLeadersResponse, refused map[tp]apiError)
 // leaderEpochs records every partition's leader epoch.
 func leaderEpochs(v *View) map[tp]int32 {
 	out := map[tp]int32{}
-	for name, t := range v.Topics {
+	for name, t := range v.Topics.All() {
 		for _, p := range t.Partitions {
 			out[tp{name, p.Partition}] = p.LeaderEpoch
 		}

@@ -46,7 +46,7 @@ func (h *Handlers) listPartitionReassignments(ctx context.Context, req *wire.Req
 		wanted = func(topic string, p int32) bool { return asked[tp{topic, p}] }
 	}
 	for _, name := range v.SortedTopics() {
-		t := v.Topics[name]
+		t := v.Topics.Get(name)
 		rt := kmsg.NewListPartitionReassignmentsResponseTopic()
 		rt.Topic = name
 		for _, p := range t.Partitions {

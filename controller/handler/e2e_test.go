@@ -129,7 +129,7 @@ func (c *zkController) refresh(ctx context.Context) error {
 		return err
 	}
 	v := &View{ClusterID: c.clusterID, MetadataView: controller.MetadataView{Active: true, ControllerID: c.self.ID, Self: c.self,
-		Topics: map[string]*controller.TopicView{}}}
+		Topics: controller.TopicViews{}}}
 	for _, b := range cl.Brokers {
 		v.Brokers = append(v.Brokers, controller.BrokerView{ID: b.ID, Endpoints: b.Endpoints})
 	}
@@ -139,7 +139,7 @@ func (c *zkController) refresh(ctx context.Context) error {
 			vt.Partitions = append(vt.Partitions, controller.PartitionView{Partition: p.ID, Leader: p.Replicas[0], LeaderEpoch: 0,
 				Replicas: p.Replicas, ISR: p.Replicas})
 		}
-		v.Topics[t.Name] = vt
+		v.Topics = v.Topics.With(vt)
 	}
 	c.views.Publish(v)
 	return nil

@@ -46,7 +46,7 @@ func baseView() *View {
 			{ID: 2, Rack: rack("b"), Endpoints: ep(9002)},
 			{ID: 3, Endpoints: ep(9003)},
 		},
-		Topics: map[string]*controller.TopicView{},
+		Topics: controller.TopicViews{},
 	}}
 }
 
@@ -64,13 +64,7 @@ func onlineTopic(name string, id byte, asg ...[]int32) *controller.TopicView {
 // withTopics returns a copy of v with the topics added (replacing).
 func withTopics(v *View, topics ...*controller.TopicView) *View {
 	nv := *v
-	nv.Topics = maps.Clone(v.Topics)
-	if nv.Topics == nil {
-		nv.Topics = map[string]*controller.TopicView{}
-	}
-	for _, t := range topics {
-		nv.Topics[t.Name] = t
-	}
+	nv.Topics = v.Topics.With(topics...)
 	return &nv
 }
 
@@ -238,7 +232,7 @@ func (f *fakeAdmin) MarkTopicForDeletion(_ context.Context, topic string, dryRun
 	}
 	if !dryRun && f.publish {
 		nv := withTopics(v)
-		delete(nv.Topics, topic)
+		nv.Topics = nv.Topics.Without(topic)
 		f.views.Publish(nv)
 	}
 	return &zkadmin.DeleteTopicResult{AlreadyMarked: t.Deleting}, nil

@@ -45,10 +45,7 @@ func (v *View) Broker(id int32) (controller.BrokerView, bool) {
 // Topic returns the topic, nil when unknown. Topics queued for deletion
 // are returned too; see Live.
 func (v *View) Topic(name string) *controller.TopicView {
-	if v.Topics == nil {
-		return nil
-	}
-	return v.Topics[name]
+	return v.Topics.Get(name)
 }
 
 // Live returns the topic unless it is unknown or queued for deletion:
@@ -66,7 +63,7 @@ func (v *View) TopicByID(id znodes.UUID) *controller.TopicView {
 	if id.IsZero() {
 		return nil
 	}
-	for _, t := range v.Topics {
+	for _, t := range v.Topics.All() {
 		if t.ID == id {
 			return t
 		}
@@ -76,8 +73,8 @@ func (v *View) TopicByID(id znodes.UUID) *controller.TopicView {
 
 // SortedTopics returns the topic names in order.
 func (v *View) SortedTopics() []string {
-	out := make([]string, 0, len(v.Topics))
-	for name := range v.Topics {
+	out := make([]string, 0, v.Topics.Len())
+	for name := range v.Topics.All() {
 		out = append(out, name)
 	}
 	sort.Strings(out)

@@ -104,7 +104,7 @@ func BenchmarkCreateTopics(b *testing.B) {
 				rawTook, znodes := writeRaw(b, ctx, raw, sc, prefix)
 				rawCPU, rawPackets := clock.now().since(cpu0), zkPackets(e.zk.Addr())-pk0-1
 				shapedTook := writeShapedRaw(b, ctx, raw, sc, prefix+"-shaped")
-				before := len(e.d.Controller().Snapshot().Topics)
+				before := e.d.Controller().Snapshot().Topics.Len()
 				load := loadAvg()
 				runtime.GC()
 				cpu1, pk1, ph1 := clock.now(), zkPackets(e.zk.Addr()), readPhases(e.d.Metrics())

@@ -213,7 +213,7 @@ func (s *dropin) waitEveryoneKnows(t *testing.T, ctx context.Context, cond func(
 // controllerKnows checks kzadmind's view of the topic against the state
 // znodes.
 func controllerKnows(d *daemon.Daemon, st []pstate) error {
-	tv := d.Controller().Snapshot().Topics[topic]
+	tv := d.Controller().Snapshot().Topics.Get(topic)
 	if tv == nil {
 		return fmt.Errorf("kzadmind does not know %s", topic)
 	}

@@ -19,7 +19,7 @@ func TestViewAdapterSharesSnapshot(t *testing.T) {
 
 	topic := &controller.TopicView{Name: "foo", Partitions: []controller.PartitionView{{Leader: 1}}}
 	active := &controller.MetadataView{Active: true, ControllerID: 5, Epoch: 3,
-		Brokers: []controller.BrokerView{{ID: 1}}, Topics: map[string]*controller.TopicView{"foo": topic}}
+		Brokers: []controller.BrokerView{{ID: 1}}, Topics: controller.NewTopicViews(map[string]*controller.TopicView{"foo": topic})}
 	v := a.wrap(active)
 	if !v.Active || v.ClusterID != "cid" || v.Epoch != 3 || len(v.Brokers) != 1 || v.Live("foo") != topic {
 		t.Fatalf("active view %+v", v)
@@ -28,7 +28,7 @@ func TestViewAdapterSharesSnapshot(t *testing.T) {
 		t.Error("same snapshot wrapped twice")
 	}
 
-	standby := &controller.MetadataView{ControllerID: 7, Topics: map[string]*controller.TopicView{}}
+	standby := &controller.MetadataView{ControllerID: 7, Topics: controller.TopicViews{}}
 	if v := a.wrap(standby); len(v.Brokers) != 0 || v.Active {
 		t.Errorf("standby without a known controller lists %+v", v.Brokers)
 	}

@@ -50,14 +50,10 @@ func (a *fakeAdmin) MarkTopicForDeletion(_ context.Context, topic string, dryRun
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	v := *a.views.View()
-	v.Topics = map[string]*controller.TopicView{}
-	for n, t := range a.views.View().Topics {
-		if n == topic {
-			c := *t
-			c.Deleting = true
-			t = &c
-		}
-		v.Topics[n] = t
+	if t := v.Topics.Get(topic); t != nil {
+		c := *t
+		c.Deleting = true
+		v.Topics = v.Topics.With(&c)
 	}
 	a.views.Publish(&v)
 	return &zkadmin.DeleteTopicResult{}, nil
@@ -121,8 +117,8 @@ func newAuthzEnv(t *testing.T, bindings []Binding, opts Options) *authzEnv {
 		Active: true, ControllerID: selfID,
 		Self:    controller.BrokerView{ID: selfID, Endpoints: ep},
 		Brokers: []controller.BrokerView{{ID: 1, Endpoints: ep}},
-		Topics: map[string]*controller.TopicView{"orders": {Name: "orders", ID: znodes.UUID{15: 1}, Partitions: []controller.PartitionView{
-			{Partition: 0, Leader: 1, LeaderEpoch: 0, Replicas: []int32{1}, ISR: []int32{1}}}}},
+		Topics: controller.NewTopicViews(map[string]*controller.TopicView{"orders": {Name: "orders", ID: znodes.UUID{15: 1}, Partitions: []controller.PartitionView{
+			{Partition: 0, Leader: 1, LeaderEpoch: 0, Replicas: []int32{1}, ISR: []int32{1}}}}}),
 	}})
 	cfg := config.Default()
 	cfg.NodeID = selfID

@@ -168,7 +168,7 @@ func uncleanElection(t *testing.T, ctx context.Context, c *ownCluster) {
 	c.sims.Broker(2).SetLagging(true)
 	defer c.sims.Broker(2).SetLagging(false)
 	isr := func(v *controller.MetadataView, want int) bool {
-		tv := v.Topics["uc"]
+		tv := v.Topics.Get("uc")
 		return tv != nil && len(tv.Partitions) == 1 && len(tv.Partitions[0].ISR) == want
 	}
 	if err := waitView(ctx, c.d, func(v *controller.MetadataView) bool { return isr(v, 1) }); err != nil {
@@ -176,7 +176,7 @@ func uncleanElection(t *testing.T, ctx context.Context, c *ownCluster) {
 	}
 	c.sims.Broker(3).Kill()
 	if err := waitView(ctx, c.d, func(v *controller.MetadataView) bool {
-		tv := v.Topics["uc"]
+		tv := v.Topics.Get("uc")
 		return tv != nil && tv.Partitions[0].Leader == -1
 	}); err != nil {
 		t.Fatalf("uc-0 kept a leader: %v", err)

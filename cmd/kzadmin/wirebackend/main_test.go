@@ -99,7 +99,7 @@ func (c *cluster) settled(t *testing.T, topics ...string) {
 	defer cancel()
 	err := waitView(ctx, c.d, func(v *controller.MetadataView) bool {
 		for _, name := range topics {
-			tv := v.Topics[name]
+			tv := v.Topics.Get(name)
 			if tv == nil {
 				return false
 			}

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/childproc"
 	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -43,11 +44,18 @@ func StartCluster(ctx context.Context, zkConnect string, n int, opts ClusterOpti
 	if opts.FirstID == 0 {
 		opts.FirstID = 1
 	}
+	// Every port is picked before any broker binds its own: picked one at
+	// a time, two brokers were once given the same port, which the kernel
+	// had handed out again as soon as it was released.
+	ports, err := childproc.FreePorts(n)
+	if err != nil {
+		return nil, fmt.Errorf("kafka cluster ports: %w", err)
+	}
 	c := &Cluster{}
 	for i := range n {
 		o := opts.Broker
 		o.ZooKeeper, o.ID = zkConnect, opts.FirstID+int32(i)
-		o.Port, o.DataDir, o.LogDir = 0, "", ""
+		o.Port, o.DataDir, o.LogDir = ports[i], "", ""
 		o.Rack = clusterRack(opts, i)
 		b, err := newBroker(ctx, o)
 		if err != nil {

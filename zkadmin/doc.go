@@ -200,4 +200,10 @@
 // it expected (topic_listing.go). A pre-read then sends no request unless
 // a watch fired or a topic it lists is not cached yet, and is as of the
 // last reply the session received.
+//
+// No first attempt reads the new topics' config znodes: it creates them,
+// assuming there is none (Kafka deletes it with the topic, and its tools
+// write none for a missing topic). One left by a deletion cut short fails
+// the multi, and the second attempt reads it and overwrites it at its
+// version, as Kafka overwrites it. Dry runs read them, to show exact ops.
 package zkadmin

@@ -119,8 +119,8 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 		// left only by a deletion cut short. Such a znode fails the multi,
 		// and the next attempt reads it and overwrites it. Reading them
 		// all first cost a request per topic, the longest part of reading
-		// for a large request.
-		readConfigs := attempt > 1 || anyDryRun(pending)
+		// for a large request. With a single attempt allowed they are read.
+		readConfigs := attempt > 1 || anyDryRun(pending) || a.opts.MaxAttempts < 2
 		var wg sync.WaitGroup
 		wg.Go(func() { pre = a.prefetchCreates(ctx, pending, readConfigs) })
 		var err error

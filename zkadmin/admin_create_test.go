@@ -175,6 +175,22 @@ func TestCreateTopicOverwritesStaleConfig(t *testing.T) {
 	}
 }
 
+// TestCreateTopicSingleAttemptReadsStaleConfig: an Admin allowed a single
+// attempt reads the config znodes first, so that a stale one does not
+// fail the create.
+func TestCreateTopicSingleAttemptReadsStaleConfig(t *testing.T) {
+	e := newAdminEnv(t, []string{""}, nil)
+	e.admin = NewAdmin(e.zk, AdminOptions{MaxAttempts: 1})
+	e.put(znodes.ConfigEntityPath("topics", "again"), []byte(`{"version":1,"config":{"retention.ms":"1"}}`))
+	res := e.create("again", 1, 1)
+	if res.Attempts != 1 {
+		t.Errorf("created in %d attempts, want 1", res.Attempts)
+	}
+	if got := string(e.get(znodes.ConfigEntityPath("topics", "again"))); got != `{"version":1,"config":{}}` {
+		t.Errorf("config %s", got)
+	}
+}
+
 // TestCreateTopicDryRunReadsStaleConfig: a dry run shows the ops the
 // create would apply, so it reads the config znode it would overwrite.
 func TestCreateTopicDryRunReadsStaleConfig(t *testing.T) {

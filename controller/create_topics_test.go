@@ -79,6 +79,40 @@ func TestCommitCreatesWritesStatesWithTheTopic(t *testing.T) {
 	})
 }
 
+// TestCommitCreatesOverAStaleConfig: a config znode left by a deletion cut
+// short fails the first attempt's multi, which assumed none, without the
+// controller taking anything of it; the second attempt overwrites it and
+// the topic comes online with its states written in its multi.
+func TestCommitCreatesOverAStaleConfig(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	stale, err := znodes.EntityConfig{Config: map[string]string{"retention.ms": "1"}}.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sc.obs.CreateRecursive(testCtx(t), znodes.ConfigEntityPath(znodes.EntityTopics, "left"), stale, zkadmin.Persistent); err != nil {
+		t.Fatal(err)
+	}
+	out := createThrough(t, sc, zkadmin.CreateTopicRequest{Topic: "left", Assignment: [][]int32{{1, 2}, {2, 3}},
+		Config: map[string]string{"cleanup.policy": "compact"}})
+	if out[0].Result.Attempts != 2 {
+		t.Errorf("created in %d attempts, want 2", out[0].Result.Attempts)
+	}
+	data, _, err := sc.obs.Get(testCtx(t), znodes.ConfigEntityPath(znodes.EntityTopics, "left"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := znodes.DecodeEntityConfig(znodes.EntityTopics, "left", data)
+	if err != nil || len(cfg.Config) != 1 || cfg.Config["cleanup.policy"] != "compact" {
+		t.Fatalf("config %v, %v; want only the request's", cfg.Config, err)
+	}
+	for p, replicas := range out[0].Result.Assignment {
+		if !sameTransaction(t, sc, "left", int32(p)) {
+			t.Fatalf("left-%d: state not written with the topic", p)
+		}
+		sc.waitLeader(t, "left", int32(p), replicas[0], replicas...)
+	}
+}
+
 // TestCommitCreatesTooLargeTakesTheOrdinaryPath: when the states would make
 // the multi too large, the topic is created alone and its partitions come
 // online the ordinary way, through the watch.

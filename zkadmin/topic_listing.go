@@ -39,15 +39,33 @@ import (
 // A fresh read never trusts it.
 
 // topicListing is the children of /brokers/topics, sorted, as of children
-// version cversion. It is never changed once made.
+// version cversion. What it lists never changes once made; read the names
+// with sorted.
 type topicListing struct {
-	names    []string
+	names []string
+	// added, when set, are names (sorted, without repeats) that sorted
+	// merges into names on first use: a round leaves its listing this way,
+	// so that the merge, which copies every name of the cluster, is done by
+	// the next read that takes the listing (a pre-read, off the path of the
+	// request) rather than by the round before it answers.
+	added    []string
+	merge    sync.Once
 	cversion int32
 	// version is the data version of /brokers/topics (the fence) with it.
 	version int32
 	// exact: left by a multi whose fence saw the children version it
 	// expected, so a pre-read may take it without a stat read.
 	exact bool
+}
+
+// sorted returns the names, sorted.
+func (l *topicListing) sorted() []string {
+	l.merge.Do(func() {
+		if len(l.added) > 0 {
+			l.names, l.added = mergeSorted(l.names, l.added, strings.Compare), nil
+		}
+	})
+	return l.names
 }
 
 // listingMemo holds the Admin's last topicListing; safe for concurrent use.
@@ -83,7 +101,7 @@ func (m *listingMemo) set(l *topicListing) {
 // without a read.
 func (a *Admin) listTopics(ctx context.Context, known *topicListing, trustExact bool) ([]string, Stat, error) {
 	if known != nil && known.exact && trustExact {
-		return known.names, Stat{Version: known.version, Cversion: known.cversion}, nil
+		return known.sorted(), Stat{Version: known.version, Cversion: known.cversion}, nil
 	}
 	if known != nil {
 		ok, st, err := a.zk.Exists(ctx, znodes.TopicsPath)
@@ -93,7 +111,7 @@ func (a *Admin) listTopics(ctx context.Context, known *topicListing, trustExact 
 		case !ok:
 			return nil, st, ErrNoNode
 		case st.Cversion == known.cversion:
-			return known.names, st, nil
+			return known.sorted(), st, nil
 		}
 	}
 	names, st, err := a.zk.Children(ctx, znodes.TopicsPath)
@@ -107,7 +125,7 @@ func (a *Admin) listTopics(ctx context.Context, known *topicListing, trustExact 
 // expected.
 func (c *Cluster) listingAfter(created []string, version int32, exact bool) *topicListing {
 	added := slices.Sorted(slices.Values(created))
-	return &topicListing{names: mergeSorted(c.TopicNames, slices.Compact(added), strings.Compare),
+	return &topicListing{names: c.TopicNames, added: slices.Compact(added),
 		cversion: c.topicsCversion + int32(len(created)), version: version, exact: exact}
 }
 

@@ -3,6 +3,7 @@ package zkadmin
 import (
 	"maps"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/kzadmin/kzadmin/znodes"
@@ -30,8 +31,8 @@ func TestCreateKeepsTheListingItsMultisLeave(t *testing.T) {
 		t.Fatal(err)
 	}
 	slices.Sort(names)
-	if !slices.Equal(kept.names, names) || kept.cversion != st.Cversion {
-		t.Fatalf("kept listing %v at children version %d, znode has %v at %d", kept.names, kept.cversion, names, st.Cversion)
+	if !slices.Equal(kept.sorted(), names) || kept.cversion != st.Cversion {
+		t.Fatalf("kept listing %v at children version %d, znode has %v at %d", kept.sorted(), kept.cversion, names, st.Cversion)
 	}
 
 	planted := &topicListing{names: []string{"planted"}, cversion: st.Cversion}
@@ -39,8 +40,8 @@ func TestCreateKeepsTheListingItsMultisLeave(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(got, planted.names) {
-		t.Errorf("children version unchanged: got %v, want the kept listing %v", got, planted.names)
+	if !slices.Equal(got, planted.sorted()) {
+		t.Errorf("children version unchanged: got %v, want the kept listing %v", got, planted.sorted())
 	}
 	stale := &topicListing{names: []string{"planted"}, cversion: st.Cversion - 1}
 	if got, _, _ := e.admin.listTopics(e.ctx, stale, false); !slices.Equal(got, names) {
@@ -100,5 +101,27 @@ func TestReplicaCountsKeptPerTopicMatchTheWalk(t *testing.T) {
 	}
 	if wantParts != 6 || wantBrokers[1] != 4 || wantBrokers[7] != 1 {
 		t.Fatalf("walk counted %v (%d partitions)", wantBrokers, wantParts)
+	}
+}
+
+// TestListingMergesOnFirstUse: a listing a round leaves merges its added
+// names on first use, once, for readers at once, and leaves the names it
+// was made from as they were (they are the cluster's, shared).
+func TestListingMergesOnFirstUse(t *testing.T) {
+	base := []string{"a", "c", "e"}
+	l := &topicListing{names: base, added: []string{"b", "d"}}
+	var wg sync.WaitGroup
+	got := make([][]string, 8)
+	for i := range got {
+		wg.Go(func() { got[i] = l.sorted() })
+	}
+	wg.Wait()
+	for _, g := range got {
+		if !slices.Equal(g, []string{"a", "b", "c", "d", "e"}) {
+			t.Fatalf("sorted() = %v", g)
+		}
+	}
+	if !slices.Equal(base, []string{"a", "c", "e"}) {
+		t.Errorf("base changed to %v", base)
 	}
 }

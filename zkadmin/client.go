@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ type Client struct {
 	queue   *eventQueue
 	watches *watchRegistry
 	sess    *sessionTracker
+	order   *sendOrder // the order of multis on the wire (send_order.go)
 	// sessionEvents counts go-zookeeper's session state callbacks handled
 	// (see syncEvents).
 	sessionEvents atomic.Uint64
@@ -63,6 +65,7 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		queue:    newEventQueue(),
 		watches:  newWatchRegistry(),
 		sess:     newSessionTracker(),
+		order:    newSendOrder(),
 		closed:   make(chan struct{}),
 		loopDone: make(chan struct{}),
 		zkDone:   make(chan struct{}),
@@ -72,9 +75,11 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		// The callback runs on go-zookeeper's receive loop: only enqueue.
 		zk.WithEventCallback(c.queue.push),
 	)
-	if opts.Dialer != nil {
-		zkOpts = append(zkOpts, zk.WithDialer(opts.Dialer))
+	dial := opts.Dialer
+	if dial == nil {
+		dial = net.DialTimeout
 	}
+	zkOpts = append(zkOpts, zk.WithDialer(c.order.dialer(dial)))
 	conn, events, err := zk.Connect(opts.Servers, opts.sessionTimeout(), zkOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper connect %s: %w", strings.Join(opts.Servers, ","), err)

@@ -115,7 +115,7 @@ func (c *Client) toZk(o Op) (any, error) {
 // Errors that concern the whole request (connection loss, session expiry,
 // ctx) come back as an *OpError with nil results.
 func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
-	return c.multi(ctx, ops, 0)
+	return c.MultiAsync(ctx, ops...).Wait()
 }
 
 // FencedMulti is Multi guarded by the controller epoch, as Kafka's
@@ -126,49 +126,76 @@ func (c *Client) Multi(ctx context.Context, ops ...Op) ([]OpResult, error) {
 // raises the raw KeeperException). Otherwise the results and errors are
 // those of ops, as if the check were not there.
 func (c *Client) FencedMulti(ctx context.Context, epochZkVersion int32, ops ...Op) ([]OpResult, error) {
+	return c.FencedMultiAsync(ctx, epochZkVersion, ops...).Wait()
+}
+
+// PendingMulti is a multi sent by MultiAsync or FencedMultiAsync, whose
+// answer Wait returns.
+type PendingMulti struct {
+	c      *Client
+	ctx    context.Context
+	ops    []Op
+	hidden int
+	fenced bool
+	epoch  int32
+	sent   *sentMulti
+	err    error // a failure before sending
+}
+
+// MultiAsync sends ops as Multi does but returns once the request is on
+// its way: ZooKeeper receives it before any multi this Client sends after
+// MultiAsync returns, and applies a session's requests in the order it
+// receives them. So a multi may depend on what an earlier one, still
+// unanswered, leaves (a version it sets, a znode it creates): if that one
+// fails, the later one fails too, as it would have one at a time. The
+// outcome is Wait's, as Multi's.
+func (c *Client) MultiAsync(ctx context.Context, ops ...Op) *PendingMulti {
+	return c.sendMultiAsync(ctx, &PendingMulti{c: c, ctx: ctx, ops: ops})
+}
+
+// FencedMultiAsync is FencedMulti sent as MultiAsync sends.
+func (c *Client) FencedMultiAsync(ctx context.Context, epochZkVersion int32, ops ...Op) *PendingMulti {
 	all := make([]Op, 0, len(ops)+1)
 	all = append(all, CheckOp(ControllerEpochPath, epochZkVersion))
 	all = append(all, ops...)
-	res, err := c.multi(ctx, all, 1)
-	if err == nil {
-		return res[1:], nil
-	}
-	var me *MultiError
-	if !errors.As(err, &me) {
-		return nil, err
-	}
-	if me.Index == -1 {
-		// The check itself failed.
-		if errors.Is(me.Err, ErrBadVersion) {
-			me.Err = fmt.Errorf("%w (expected zkVersion %d of %s)", ErrControllerMoved, epochZkVersion, ControllerEpochPath)
-		}
-	}
-	if res == nil {
-		return nil, me
-	}
-	return res[1:], me
+	return c.sendMultiAsync(ctx, &PendingMulti{c: c, ctx: ctx, ops: all, hidden: 1, fenced: true, epoch: epochZkVersion})
 }
 
-// multi runs ops; the first `hidden` of them were added by this package,
-// so reported indexes are shifted down by that many.
-func (c *Client) multi(ctx context.Context, ops []Op, hidden int) ([]OpResult, error) {
-	if len(ops) == 0 {
-		return nil, nil
+// sendMultiAsync converts and sends m's ops.
+func (c *Client) sendMultiAsync(ctx context.Context, m *PendingMulti) *PendingMulti {
+	if len(m.ops) == m.hidden {
+		return m
 	}
-	reqs := make([]any, len(ops))
-	for i, o := range ops {
+	reqs := make([]any, len(m.ops))
+	for i, o := range m.ops {
 		r, err := c.toZk(o)
 		if err != nil {
-			return nil, &MultiError{Index: i - hidden, Op: o, Err: err}
+			m.err = &MultiError{Index: i - m.hidden, Op: o, Err: err}
+			return m
 		}
 		reqs[i] = r
 	}
 	if c.isClosed() {
-		return nil, opErr("multi", ops[0].Path, ErrClosed)
+		m.err = opErr("multi", m.ops[0].Path, ErrClosed)
+		return m
 	}
-	resp, err := run(ctx, c, func() ([]zk.MultiResponse, error) {
-		return c.conn.Multi(reqs...)
-	})
+	m.sent, m.err = c.sendMulti(ctx, reqs)
+	if m.err != nil {
+		m.err = c.fail("multi", multiLabel(m.ops[m.hidden:]), m.err, true)
+	}
+	return m
+}
+
+// Wait returns the multi's results and error, as Multi (or FencedMulti)
+// would have, or the ctx's error should it end first (then the multi may
+// still be applied: the error matches ErrConnectionLoss).
+func (m *PendingMulti) Wait() ([]OpResult, error) {
+	if m.err != nil || m.sent == nil {
+		return nil, m.err
+	}
+	resp, err := m.sent.wait(m.ctx)
+	c, ops, hidden := m.c, m.ops, m.hidden
+	var res []OpResult
 	if err != nil && len(resp) != len(ops) {
 		return nil, c.fail("multi", multiLabel(ops[hidden:]), err, true)
 	}
@@ -176,7 +203,77 @@ func (c *Client) multi(ctx context.Context, ops []Op, hidden int) ([]OpResult, e
 		return nil, opErr("multi", multiLabel(ops[hidden:]),
 			fmt.Errorf("zookeeper answered %d results for %d ops", len(resp), len(ops)))
 	}
-	return c.multiResults(ops, resp, hidden)
+	res, err = c.multiResults(ops, resp, hidden)
+	if !m.fenced {
+		return res, err
+	}
+	if err == nil {
+		return res[1:], nil
+	}
+	var me *MultiError
+	if !errors.As(err, &me) {
+		return nil, err
+	}
+	if me.Index == -1 && errors.Is(me.Err, ErrBadVersion) {
+		// The check itself failed.
+		me.Err = fmt.Errorf("%w (expected zkVersion %d of %s)", ErrControllerMoved, m.epoch, ControllerEpochPath)
+	}
+	if res == nil {
+		return nil, me
+	}
+	return res[1:], me
+}
+
+// sentMulti is a multi handed to go-zookeeper; done is closed once it
+// answered.
+type sentMulti struct {
+	done chan struct{}
+	resp []zk.MultiResponse
+	err  error
+}
+
+// sendMulti hands reqs to go-zookeeper in this Client's send order (see
+// sendOrder) and returns once they are written. go-zookeeper takes no
+// context and cannot abort a request, so the call finishes in the
+// background (bounded by the connection's own timeouts and by Close,
+// which waits for it).
+func (c *Client) sendMulti(ctx context.Context, reqs []any) (*sentMulti, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, ctxEnded{err: err}
+	}
+	if !c.track() {
+		return nil, zk.ErrClosing
+	}
+	m := &sentMulti{done: make(chan struct{})}
+	sent := c.order.submit(ctx, func() <-chan struct{} {
+		c.requests.Add(1)
+		go func() {
+			defer c.inflight.Done()
+			m.resp, m.err = c.conn.Multi(reqs...)
+			close(m.done)
+		}()
+		return m.done
+	})
+	if !sent {
+		c.inflight.Done()
+		return nil, ctxEnded{err: ctx.Err()}
+	}
+	return m, nil
+}
+
+// wait returns go-zookeeper's answer, or the ctx's end first.
+func (m *sentMulti) wait(ctx context.Context) ([]zk.MultiResponse, error) {
+	select {
+	case <-m.done:
+		return m.resp, m.err
+	case <-ctx.Done():
+		select {
+		case <-m.done:
+			return m.resp, m.err
+		default:
+		}
+		return nil, ctxEnded{err: ctx.Err(), sent: true}
+	}
 }
 
 // multiResults converts a complete multi response. When a multi fails,

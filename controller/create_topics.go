@@ -11,97 +11,138 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// createTopicsEvent is a create multi of the Admin (zkadmin.CreateCommitter)
+// createTopicsEvent is a create round of the Admin (zkadmin.CreateCommitter)
 // waiting for the loop.
 type createTopicsEvent struct {
 	ctx    context.Context
-	ops    []zkadmin.Op
-	topics []zkadmin.PlannedTopic
-	reply  chan createTopicsReply
-}
-
-type createTopicsReply struct {
-	res []zkadmin.OpResult
-	err error
+	multis []zkadmin.CreateMulti
+	reply  chan []zkadmin.MultiOutcome
 }
 
 func (*createTopicsEvent) state() State { return StateTopicChange }
 
-func (e *createTopicsEvent) preempt() { e.reply <- createTopicsReply{err: errNotActive} }
+func (e *createTopicsEvent) preempt() { e.reply <- allFailed(len(e.multis), errNotActive) }
+
+// allFailed is n outcomes, each err.
+func allFailed(n int, err error) []zkadmin.MultiOutcome {
+	out := make([]zkadmin.MultiOutcome, n)
+	for i := range out {
+		out[i].Err = err
+	}
+	return out
+}
 
 // errNotActive answers a create multi when this node is not the active
 // controller (any more); the admin handlers answer NOT_CONTROLLER.
 var errNotActive = fmt.Errorf("create topics: not the active controller: %w", zkadmin.ErrControllerMoved)
 
-// CommitCreates implements zkadmin.CreateCommitter: the Admin's multi, with
-// each new topic's partition and state znodes appended behind the epoch
-// fence, applied by the event loop, which then brings the partitions
-// online from what it wrote, without the watch firing and the reads of
-// the ordinary path (onTopicChange). When its own znodes cannot go in
-// (too large a multi, a znode of an earlier topic of the name left
-// behind), the Admin's ops are applied alone and the topics take the
-// ordinary path.
-func (c *Controller) CommitCreates(ctx context.Context, ops []zkadmin.Op, topics []zkadmin.PlannedTopic) ([]zkadmin.OpResult, error) {
-	ev := &createTopicsEvent{ctx: ctx, ops: ops, topics: topics, reply: make(chan createTopicsReply, 1)}
+// CommitCreates implements zkadmin.CreateCommitter: the Admin's multis, each
+// with its new topics' partition and state znodes appended behind the
+// epoch fence, sent in order and pipelined by the event loop, which then
+// brings the partitions online from what it wrote, without the watch
+// firing and the reads of the ordinary path (onTopicChange). When its own
+// znodes cannot go in (too large a multi, a znode of an earlier topic of
+// the name left behind), the Admin's ops are applied alone and the topics
+// take the ordinary path.
+func (c *Controller) CommitCreates(ctx context.Context, multis []zkadmin.CreateMulti) []zkadmin.MultiOutcome {
+	ev := &createTopicsEvent{ctx: ctx, multis: multis, reply: make(chan []zkadmin.MultiOutcome, 1)}
 	if !c.queue.push(ev) {
-		return nil, errNotActive
+		return allFailed(len(multis), errNotActive)
 	}
 	r, err := wait(ctx, ev.reply)
 	if err != nil {
-		return nil, err
+		return allFailed(len(multis), err)
 	}
-	return r.res, r.err
+	return r
 }
 
-// onCreateTopics applies a create multi (see CommitCreates).
+// createdMulti is one multi of a create round as the loop sends it.
+type createdMulti struct {
+	zkadmin.CreateMulti
+	// plain: the Admin's ops alone, the topics to come online through the
+	// ordinary path; else own are the partition and state znodes appended.
+	plain  bool
+	own    []zkadmin.Op
+	tps    []TopicPartition
+	plans  []initPlan
+	failed map[TopicPartition]error
+}
+
+// onCreateTopics applies a create round (see CommitCreates).
 func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 	ls := c.leader
 	if ls == nil {
-		e.reply <- createTopicsReply{err: errNotActive}
+		e.reply <- allFailed(len(e.multis), errNotActive)
 		return nil
 	}
-	failed := map[TopicPartition]error{}
-	tps, plans, err := c.planCreated(ls, e.topics, failed)
-	if err != nil {
-		e.reply <- createTopicsReply{err: err}
-		return nil
-	}
-	own, _, _ := initOps(plans)
-	all := slices.Concat(e.ops, own)
-	if plans == nil || c.zk.MultiSize(all) > zkadmin.DefaultBatchBytes {
-		return c.createPlain(e)
-	}
-	res, err := c.zk.FencedMulti(e.ctx, ls.zkVersion, all...)
-	var me *zkadmin.MultiError
-	switch {
-	case err == nil:
-	case errors.Is(err, zkadmin.ErrControllerMoved):
-		e.reply <- createTopicsReply{err: err}
-		return err
-	case errors.As(err, &me) && me.Index >= len(e.ops):
-		c.log.Warn().Err(err).Msg("the new topics' partition znodes failed in their create; creating the topics alone")
-		return c.createPlain(e)
-	case errors.Is(err, zkadmin.ErrConnectionLoss) && c.createLanded(ls, e.topics[0]):
-	default:
-		if len(res) > len(e.ops) {
-			res = res[:len(e.ops)]
+	multis := make([]createdMulti, len(e.multis))
+	for i, m := range e.multis {
+		cm := createdMulti{CreateMulti: m, failed: map[TopicPartition]error{}}
+		var err error
+		cm.tps, cm.plans, err = c.planCreated(ls, m.Topics, cm.failed)
+		if err != nil {
+			out := allFailed(len(e.multis), zkadmin.ErrNotAttempted)
+			out[0].Err = err
+			e.reply <- out
+			return nil
 		}
-		e.reply <- createTopicsReply{res: res, err: err}
-		return nil
+		cm.own, _, _ = initOps(cm.plans)
+		cm.plain = cm.plans == nil || c.zk.MultiSize(slices.Concat(m.Ops, cm.own)) > zkadmin.DefaultBatchBytes
+		multis[i] = cm
 	}
-	// The creator learns of its multi at once: what follows is in memory
+	out := zkadmin.Pipeline(len(multis), zkadmin.DefaultBatchInFlight, func(i int) *zkadmin.PendingMulti {
+		if multis[i].plain {
+			return c.zk.MultiAsync(e.ctx, multis[i].Ops...)
+		}
+		return c.zk.FencedMultiAsync(e.ctx, ls.zkVersion, slices.Concat(multis[i].Ops, multis[i].own)...)
+	})
+	adopt := make([]bool, len(multis))
+	var moved error
+	for i := range multis {
+		m, o := &multis[i], &out[i]
+		var me *zkadmin.MultiError
+		switch err := o.Err; {
+		case moved != nil:
+			o.Res, o.Err = nil, moved
+		case err == nil:
+			adopt[i] = !m.plain
+		case errors.Is(err, zkadmin.ErrControllerMoved):
+			moved, o.Res = err, nil
+		case !m.plain && errors.As(err, &me) && me.Index >= len(m.Ops):
+			// The multis after it failed with it (createChain): what the
+			// Admin wrote can still go in alone, in its place.
+			c.log.Warn().Err(err).Msg("the new topics' partition znodes failed in their create; creating the topics alone")
+			o.Res, o.Err = c.zk.Multi(e.ctx, m.Ops...)
+		case !m.plain && errors.Is(err, zkadmin.ErrConnectionLoss) && c.createLanded(ls, m.Topics[0]):
+			o.Err, adopt[i] = nil, true
+		}
+		if len(o.Res) > len(m.Ops) {
+			o.Res = o.Res[:len(m.Ops)]
+		}
+	}
+	// The creator learns of its multis at once: what follows is in memory
 	// and cannot fail, and its answer waits for the snapshot this event
 	// publishes anyway, so its own bookkeeping overlaps the adoption.
-	if len(res) > len(e.ops) {
-		res = res[:len(e.ops)]
+	e.reply <- out
+	if moved != nil {
+		return moved
 	}
-	e.reply <- createTopicsReply{res: res}
-	c.adoptCreated(ls, e.topics, tps, plans, failed)
-	// Arming the topics' watches is a read: it runs off the loop, so that
-	// this event's snapshot, which the creator waits for, goes out first
-	// and the next create is not held back (topic_list.go).
-	ls.refresh.unwatched = append(ls.refresh.unwatched, e.topics...)
-	c.refreshTopics(ls)
+	adopted := false
+	for i := range multis {
+		if !adopt[i] {
+			continue
+		}
+		m := &multis[i]
+		c.adoptCreated(ls, m.Topics, m.tps, m.plans, m.failed)
+		// Arming the topics' watches is a read: it runs off the loop, so
+		// that this event's snapshot, which the creator waits for, goes out
+		// first and the next create is not held back (topic_list.go).
+		ls.refresh.unwatched = append(ls.refresh.unwatched, m.Topics...)
+		adopted = true
+	}
+	if adopted {
+		c.refreshTopics(ls)
+	}
 	return nil
 }
 
@@ -114,14 +155,6 @@ type createdWatchEvent struct {
 }
 
 func (*createdWatchEvent) state() State { return StateTopicChange }
-
-// createPlain applies the Admin's ops alone, as the Admin would; the
-// topics then come online through the ordinary path.
-func (c *Controller) createPlain(e *createTopicsEvent) error {
-	res, err := c.zk.Multi(e.ctx, e.ops...)
-	e.reply <- createTopicsReply{res: res, err: err}
-	return nil
-}
 
 // planCreated decides the initial leadership of every partition of topics.
 // plans is nil when the topics cannot take this path: one is already in

@@ -88,6 +88,9 @@ type Admin struct {
 	// readMemo is what the create path's last cluster read resolved
 	// (topic_read_memo.go).
 	readMemo readMemoSlot
+	// markerParentKnown: createRoundsPath exists, as the last round that
+	// chained its multis found (createChain).
+	markerParentKnown atomic.Bool
 	// writes counts the multis of writeLoop (every write but creates), so
 	// that a pre-read sent before one is not used after it.
 	writes atomic.Uint64

@@ -362,13 +362,20 @@ func topicOps(topics []*pendingTopic, configs map[string]GetResult) error {
 	return nil
 }
 
-// commitCreates applies the plan's topics in multis, in order. After a lost
-// race it returns the topics not yet written (nothing of the failed multi
-// was applied) with the conflict; after any other failure they all carry
-// the error, which is returned.
+// commitCreates applies the plan's topics in multis, in order and
+// pipelined (createChain). After a lost race it returns the topics not yet
+// written (nothing of the failed multi, nor of any after it, was applied)
+// with the conflict; after any other failure they all carry the error,
+// which is returned.
 func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, out []CreateTopicOutcome,
 	attempt int, pr *createPreread) (rest []*pendingTopic, conflict, err error) {
 	chunks := a.chunkCreates(plan)
+	chain, err := a.createChain(ctx, c, plan, chunks)
+	if err != nil {
+		a.finishPreread(pr, nil)
+		return nil, nil, failAll(out, plan.topics, err)
+	}
+	outcomes := a.sendCreateMultis(ctx, chain.ops, chunks)
 	version := c.TopicsVersion
 	// exact: every multi's fence saw the children version this round's
 	// listing, and the multis before it, leave (see topic_listing.go).
@@ -377,22 +384,7 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	var createdTopics []*Topic
 	defer func() { a.warmTopics(created) }()
 	for i, chunk := range chunks {
-		var ops []Op
-		if i == 0 {
-			ops = slices.Concat(plan.fence, plan.parents)
-		} else {
-			// The previous multi of this round moved the fence to version.
-			ops = []Op{SetOp(znodes.TopicsPath, nil, version)}
-			if c.BrokerDefaultsVersion >= 0 {
-				ops = append(ops, CheckOp(znodes.ConfigEntityPath(znodes.EntityBrokers, znodes.DefaultEntityName),
-					c.BrokerDefaultsVersion))
-			}
-		}
-		for _, p := range chunk {
-			ops = append(ops, p.ops...)
-		}
-		ops = dedupeCreates(ops)
-		res, err := a.commitCreateMulti(ctx, ops, chunk)
+		ops, res, err := chain.ops[i], outcomes[i].Res, outcomes[i].Err
 		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
 			err, res = nil, nil // the multi landed: it is all or nothing
 		}
@@ -413,21 +405,24 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 			} else {
 				version++
 			}
-		case isConflict(err):
-			a.finishPreread(pr, nil)
-			a.listing.set(nil)
+			continue
+		}
+		a.finishPreread(pr, nil)
+		a.listing.set(nil)
+		a.dropChainMarker(ctx, chain.marker)
+		// A multi not attempted follows one that failed, or that the
+		// Committer wrote again in another way (CreateCommitter): it is
+		// planned again like the loser of a race.
+		if isConflict(err) || errors.Is(err, ErrNotAttempted) {
+			a.markerParentKnown.Store(false)
 			a.opts.Logger.Debug().Err(err).Int("attempt", attempt).Int("topics", len(chunk)).
 				Msg("create topics lost a race; re-reading")
 			return slices.Concat(chunks[i:]...), err, nil
-		default:
-			a.finishPreread(pr, nil)
-			a.listing.set(nil)
-			var failed []*pendingTopic
-			for _, ch := range chunks[i:] {
-				failed = append(failed, ch...)
-			}
-			return nil, nil, failAll(out, failed, err)
 		}
+		return nil, nil, failAll(out, slices.Concat(chunks[i:]...), err)
+	}
+	if len(chunks) > 1 {
+		a.markerParentKnown.Store(true)
 	}
 	if c.TopicsExist && len(created) > 0 && !exact {
 		// Another writer created or deleted a topic since this round's
@@ -443,6 +438,90 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	return nil, nil, nil
 }
 
+// createRoundsPath holds the markers of create rounds in progress
+// (createChain). It is kzadmin's own, as /kzadmin/controllers is.
+const createRoundsPath = "/kzadmin/create-rounds"
+
+// createChainOps is a round's multis, ready to send, and the marker
+// chaining them ("" for a single multi).
+type createChainOps struct {
+	ops    [][]Op
+	marker string
+}
+
+// createChain builds the multis of a round's chunks so that each lands
+// only if every one before it did, and no other writer moved the fence in
+// between; they can then be sent without waiting for each answer.
+//
+// Each multi sets /brokers/topics at the version the one before it leaves,
+// which stops it when another writer's fenced write came in between. That
+// alone does not stop it after a failed predecessor: the version would
+// then be one short, and a foreign write could make up the difference and
+// pass for ours. So the first multi also creates an ephemeral marker with
+// a name of this round's own, each later one bumps the marker at the
+// version its predecessor left, and the last deletes it: a failed multi
+// leaves the marker's version short, or the marker missing, for every one
+// after it, whatever other writers do. A marker a failed round leaves is
+// deleted, or goes with the session.
+func (a *Admin) createChain(ctx context.Context, c *Cluster, plan createPlan, chunks [][]*pendingTopic) (createChainOps, error) {
+	var chain createChainOps
+	version := c.TopicsVersion // the version the multi before the next one leaves
+	if !c.TopicsExist {
+		version = -1
+	}
+	if len(chunks) > 1 {
+		id, err := znodes.NewTopicID(a.opts.TopicIDs)
+		if err != nil {
+			return chain, err
+		}
+		chain.marker = createRoundsPath + "/" + id.String()
+	}
+	for i, chunk := range chunks {
+		var ops []Op
+		if i == 0 {
+			ops = slices.Concat(plan.fence, plan.parents)
+			if chain.marker != "" {
+				if !a.markerParentKnown.Load() {
+					parents, err := a.createPathOps(ctx, createRoundsPath)
+					if err != nil {
+						return chain, err
+					}
+					ops = append(ops, parents...)
+				}
+				ops = append(ops, CreateOp(chain.marker, nil, Ephemeral))
+			}
+		} else {
+			ops = []Op{SetOp(znodes.TopicsPath, nil, version)}
+			if c.BrokerDefaultsVersion >= 0 {
+				ops = append(ops, CheckOp(znodes.ConfigEntityPath(znodes.EntityBrokers, znodes.DefaultEntityName),
+					c.BrokerDefaultsVersion))
+			}
+			if i < len(chunks)-1 {
+				ops = append(ops, SetOp(chain.marker, nil, int32(i-1)))
+			} else {
+				ops = append(ops, DeleteOp(chain.marker, int32(i-1)))
+			}
+		}
+		version++
+		for _, p := range chunk {
+			ops = append(ops, p.ops...)
+		}
+		chain.ops = append(chain.ops, dedupeCreates(ops))
+	}
+	return chain, nil
+}
+
+// dropChainMarker deletes the marker of a round whose chain broke, if it
+// is left (best effort: it is ephemeral).
+func (a *Admin) dropChainMarker(ctx context.Context, marker string) {
+	if marker == "" {
+		return
+	}
+	if err := a.zk.Delete(ctx, marker, AnyVersion); err != nil && !errors.Is(err, ErrNoNode) {
+		a.opts.Logger.Debug().Err(err).Str("marker", marker).Msg("could not delete a create round's marker")
+	}
+}
+
 // fenceSaw reports whether a create multi's fence, its first op, the
 // SetData of /brokers/topics, saw the children version cversion (ZooKeeper
 // answers each op of a multi with the stat as of that op, so before the
@@ -454,10 +533,16 @@ func fenceSaw(ops []Op, res []OpResult, cversion int32) bool {
 
 // chunkCreates cuts the plan's topics into runs of whole topics whose
 // multi stays within DefaultBatchOps ops and DefaultBatchBytes bytes, the
-// fence included, and, with a Committer, what it appends (committerSize).
+// fence included, and, with a Committer, what it appends (committerOps,
+// committerSize). Smaller multis sent several at a time are what
+// ZooKeeper writes fastest (see doc.go), so this also counts the
+// Committer's ops.
 // A topic too large for that goes alone.
 func (a *Admin) chunkCreates(plan createPlan) [][]*pendingTopic {
-	fenceOps, fenceSize := 0, multiOverhead
+	// Room for the chain's ops too: the marker, and the creation of its
+	// parents or the marker op of a later multi (createChain).
+	markerOp := a.zk.opSize(CreateOp(createRoundsPath+"/"+znodes.UUID{}.String(), nil, Ephemeral))
+	fenceOps, fenceSize := 3, multiOverhead+3*markerOp
 	for _, o := range slices.Concat(plan.fence, plan.parents) {
 		fenceOps++
 		fenceSize += a.zk.opSize(o)
@@ -466,16 +551,16 @@ func (a *Admin) chunkCreates(plan createPlan) [][]*pendingTopic {
 	var cur []*pendingTopic
 	nOps, size := fenceOps, fenceSize
 	for _, p := range plan.topics {
-		pSize := a.committerSize(p)
+		pOps, pSize := len(p.ops)+a.committerOps(p), a.committerSize(p)
 		for _, o := range p.ops {
 			pSize += a.zk.opSize(o)
 		}
-		if len(cur) > 0 && (nOps+len(p.ops) > DefaultBatchOps || size+pSize > DefaultBatchBytes) {
+		if len(cur) > 0 && (nOps+pOps > DefaultBatchOps || size+pSize > DefaultBatchBytes) {
 			chunks = append(chunks, cur)
 			cur, nOps, size = nil, fenceOps, fenceSize
 		}
 		cur = append(cur, p)
-		nOps += len(p.ops)
+		nOps += pOps
 		size += pSize
 	}
 	if len(cur) > 0 {

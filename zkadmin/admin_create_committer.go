@@ -15,13 +15,23 @@ import (
 // controller's reads and a second multi (kzadmind is both the admin and
 // the controller; Kafka's ZK-mode brokers were not).
 //
-// CommitCreates must apply ops exactly as Client.Multi would, or ops with
-// more after them, in one multi, and return Multi's results and error for
-// ops (an error about an op of its own must not look like a lost race on
-// ops: an implementation retries without its own ops instead). topics are
-// the topics whose config and assignment znodes ops create, in order.
+// CommitCreates must apply each multi's Ops exactly as Client.Multi would,
+// or Ops with more after them, in one multi, in order, and return each
+// one's results and error for Ops (an error about an op of its own must
+// not look like a lost race on Ops: an implementation retries without its
+// own ops instead). Each multi of a round depends on the ones before it
+// (createChain), so they may be pipelined (Pipeline); once one fails, the
+// rest may be left unsent (ErrNotAttempted). Topics are the topics whose
+// config and assignment znodes a multi creates, in order.
 type CreateCommitter interface {
-	CommitCreates(ctx context.Context, ops []Op, topics []PlannedTopic) ([]OpResult, error)
+	CommitCreates(ctx context.Context, multis []CreateMulti) []MultiOutcome
+}
+
+// CreateMulti is one multi of a create round: the Admin's ops and the
+// topics they create.
+type CreateMulti struct {
+	Ops    []Op
+	Topics []PlannedTopic
 }
 
 // PlannedTopic is a topic a create multi writes: its name, id and replica
@@ -32,17 +42,23 @@ type PlannedTopic struct {
 	Assignment [][]int32
 }
 
-// commitCreateMulti applies one multi of CreateTopics, through the
-// Committer when there is one.
-func (a *Admin) commitCreateMulti(ctx context.Context, ops []Op, chunk []*pendingTopic) ([]OpResult, error) {
+// sendCreateMultis applies a round's multis, in order and pipelined,
+// through the Committer when there is one.
+func (a *Admin) sendCreateMultis(ctx context.Context, ops [][]Op, chunks [][]*pendingTopic) []MultiOutcome {
 	if a.opts.Committer == nil {
-		return a.zk.Multi(ctx, ops...)
+		return Pipeline(len(ops), DefaultBatchInFlight, func(i int) *PendingMulti {
+			return a.zk.MultiAsync(ctx, ops[i]...)
+		})
 	}
-	topics := make([]PlannedTopic, len(chunk))
-	for i, p := range chunk {
-		topics[i] = PlannedTopic{Name: p.req.Topic, ID: p.id, Assignment: p.asg}
+	multis := make([]CreateMulti, len(ops))
+	for i, chunk := range chunks {
+		topics := make([]PlannedTopic, len(chunk))
+		for j, p := range chunk {
+			topics[j] = PlannedTopic{Name: p.req.Topic, ID: p.id, Assignment: p.asg}
+		}
+		multis[i] = CreateMulti{Ops: ops[i], Topics: topics}
 	}
-	return a.opts.Committer.CommitCreates(ctx, ops, topics)
+	return a.opts.Committer.CommitCreates(ctx, multis)
 }
 
 // MultiSize estimates the request size of one multi of ops on this client,
@@ -53,6 +69,15 @@ func (c *Client) MultiSize(ops []Op) int {
 		n += c.opSize(o)
 	}
 	return n
+}
+
+// committerOps is the number of ops the Committer appends to a multi for
+// p (see committerSize). Zero without a Committer.
+func (a *Admin) committerOps(p *pendingTopic) int {
+	if a.opts.Committer == nil || len(p.asg) == 0 {
+		return 0
+	}
+	return 1 + 2*len(p.asg)
 }
 
 // committerSize estimates the bytes the Committer appends to a multi for

@@ -18,14 +18,33 @@ type racingCommitter struct {
 	calls [][]PlannedTopic
 }
 
-func (c *racingCommitter) CommitCreates(ctx context.Context, ops []Op, topics []PlannedTopic) ([]OpResult, error) {
-	c.calls = append(c.calls, slices.Clone(topics))
-	if len(c.calls) == 1 {
-		if _, err := c.rival.CreateTopic(ctx, CreateTopicRequest{Topic: topics[0].Name, Partitions: 1, ReplicationFactor: 1}); err != nil {
-			return nil, err
+func (c *racingCommitter) CommitCreates(ctx context.Context, multis []CreateMulti) []MultiOutcome {
+	for _, m := range multis {
+		c.calls = append(c.calls, slices.Clone(m.Topics))
+	}
+	if len(c.calls) == len(multis) {
+		name := multis[0].Topics[0].Name
+		if _, err := c.rival.CreateTopic(ctx, CreateTopicRequest{Topic: name, Partitions: 1, ReplicationFactor: 1}); err != nil {
+			return failedOutcomes(len(multis), err)
 		}
 	}
-	return c.zk.Multi(ctx, ops...)
+	return applyInOrder(ctx, c.zk, multis)
+}
+
+// applyInOrder applies multis as a CreateCommitter must, pipelined.
+func applyInOrder(ctx context.Context, zk *Client, multis []CreateMulti) []MultiOutcome {
+	return Pipeline(len(multis), DefaultBatchInFlight, func(i int) *PendingMulti {
+		return zk.MultiAsync(ctx, multis[i].Ops...)
+	})
+}
+
+// failedOutcomes is n outcomes, each err.
+func failedOutcomes(n int, err error) []MultiOutcome {
+	out := make([]MultiOutcome, n)
+	for i := range out {
+		out[i].Err = err
+	}
+	return out
 }
 
 // TestCreateTopicsThroughCommitter: the committer gets each multi with the
@@ -67,23 +86,27 @@ func TestCreateTopicsThroughCommitter(t *testing.T) {
 type sizingCommitter struct {
 	zk    *Client
 	sizes []int
+	ops   []int
 }
 
-func (c *sizingCommitter) CommitCreates(ctx context.Context, ops []Op, topics []PlannedTopic) ([]OpResult, error) {
-	all := slices.Clone(ops)
-	for _, t := range topics {
-		all = append(all, CreateOp(znodes.PartitionsPath(t.Name), nil, Persistent))
-		for p, rs := range t.Assignment {
-			st, err := znodes.PartitionState{Leader: rs[0], ISR: rs, ControllerEpoch: 1}.Encode()
-			if err != nil {
-				return nil, err
+func (c *sizingCommitter) CommitCreates(ctx context.Context, multis []CreateMulti) []MultiOutcome {
+	for _, m := range multis {
+		all := slices.Clone(m.Ops)
+		for _, t := range m.Topics {
+			all = append(all, CreateOp(znodes.PartitionsPath(t.Name), nil, Persistent))
+			for p, rs := range t.Assignment {
+				st, err := znodes.PartitionState{Leader: rs[0], ISR: rs, ControllerEpoch: 1}.Encode()
+				if err != nil {
+					return failedOutcomes(len(multis), err)
+				}
+				all = append(all, CreateOp(znodes.PartitionPath(t.Name, int32(p)), nil, Persistent),
+					CreateOp(znodes.PartitionStatePath(t.Name, int32(p)), st, Persistent))
 			}
-			all = append(all, CreateOp(znodes.PartitionPath(t.Name, int32(p)), nil, Persistent),
-				CreateOp(znodes.PartitionStatePath(t.Name, int32(p)), st, Persistent))
 		}
+		c.sizes = append(c.sizes, c.zk.MultiSize(all))
+		c.ops = append(c.ops, len(all))
 	}
-	c.sizes = append(c.sizes, c.zk.MultiSize(all))
-	return c.zk.Multi(ctx, ops...)
+	return applyInOrder(ctx, c.zk, multis)
 }
 
 // TestCreateChunksLeaveRoomForTheCommitter: with a committer, a batch is
@@ -104,6 +127,9 @@ func TestCreateChunksLeaveRoomForTheCommitter(t *testing.T) {
 	for i, n := range com.sizes {
 		if n > DefaultBatchBytes {
 			t.Errorf("multi %d: %d bytes with the committer's znodes, over %d", i, n, DefaultBatchBytes)
+		}
+		if com.ops[i] > DefaultBatchOps+3 {
+			t.Errorf("multi %d: %d ops with the committer's znodes, over %d and the chain's", i, com.ops[i], DefaultBatchOps)
 		}
 	}
 }

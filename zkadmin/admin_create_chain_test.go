@@ -1,0 +1,154 @@
+package zkadmin
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// chainRecorder applies each round's multis pipelined, records them and
+// their outcomes, and can run a step between the first multi of the first
+// round and the rest, sent then one at a time.
+type chainRecorder struct {
+	sizingCommitter
+	between  func(ctx context.Context)
+	rounds   [][]CreateMulti
+	outcomes [][]MultiOutcome
+}
+
+func (c *chainRecorder) CommitCreates(ctx context.Context, multis []CreateMulti) []MultiOutcome {
+	c.rounds = append(c.rounds, multis)
+	var out []MultiOutcome
+	if c.between != nil && len(c.rounds) == 1 {
+		out = applyInOrder(ctx, c.zk, multis[:1])
+		c.between(ctx)
+		for _, m := range multis[1:] {
+			res, err := c.zk.Multi(ctx, m.Ops...)
+			out = append(out, MultiOutcome{Res: res, Err: err})
+		}
+	} else {
+		out = c.sizingCommitter.CommitCreates(ctx, multis)
+	}
+	c.outcomes = append(c.outcomes, out)
+	return out
+}
+
+// TestCreateRoundChainsItsMultis: a round of several multis chains them
+// with a marker of its own, created by the first, bumped by each one
+// after, deleted by the last, and leaves none behind.
+func TestCreateRoundChainsItsMultis(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	com := &chainRecorder{sizingCommitter: sizingCommitter{zk: e.zk}}
+	admin := NewAdmin(e.zk, AdminOptions{Committer: com})
+	for _, o := range e.createBatchWith(admin, batchReqs("chained", 100, func(int) int32 { return 10 }, func(int) int16 { return 3 })) {
+		if o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	if len(com.rounds) != 1 || len(com.rounds[0]) < 3 {
+		t.Fatalf("%d rounds, first of %d multis: want one round of at least 3", len(com.rounds), len(com.rounds[0]))
+	}
+	multis := com.rounds[0]
+	var marker string
+	for _, o := range multis[0].Ops {
+		if o.Kind == OpCreate && strings.HasPrefix(o.Path, createRoundsPath+"/") {
+			marker = o.Path
+			if o.Mode != Ephemeral {
+				t.Errorf("marker %s is %v, want ephemeral", o.Path, o.Mode)
+			}
+		}
+	}
+	if marker == "" {
+		t.Fatalf("the first multi creates no marker: %v", multis[0].Ops)
+	}
+	for i, m := range multis[1:] {
+		i++
+		want := SetOp(marker, nil, int32(i-1))
+		if i == len(multis)-1 {
+			want = DeleteOp(marker, int32(i-1))
+		}
+		if !containsOp(m.Ops, want) {
+			t.Errorf("multi %d lacks %v at version %d", i, want, want.Version)
+		}
+		if !containsOp(m.Ops, SetOp(znodes.TopicsPath, nil, m.Ops[0].Version)) || m.Ops[0].Path != znodes.TopicsPath {
+			t.Errorf("multi %d does not start with the fence: %v", i, m.Ops[0])
+		}
+	}
+	left, _, err := e.zk.Children(e.ctx, createRoundsPath)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("markers left: %v %v", left, err)
+	}
+}
+
+// TestCreateChainStopsAfterAFailedMulti: when a multi of a round fails
+// and another writer then moves the fence by one, the multi after the
+// failed one finds the version it expects, but the marker stops it; the
+// topics are planned again and created by the next round, and no marker
+// is left.
+func TestCreateChainStopsAfterAFailedMulti(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	com := &chainRecorder{sizingCommitter: sizingCommitter{zk: e.zk}}
+	com.between = func(ctx context.Context) {
+		// A topic of the second multi appears (written as Kafka's tools
+		// do, without the fence), then another writer of ours bumps the
+		// fence once.
+		second := com.rounds[0][1].Topics[0].Name
+		data, err := znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}}.Encode()
+		if err == nil {
+			_, err = e.zk.Create(ctx, znodes.TopicPath(second), data, Persistent)
+		}
+		if err == nil {
+			_, err = e.zk.Set(ctx, znodes.TopicsPath, nil, AnyVersion)
+		}
+		if err != nil {
+			t.Errorf("rival writes: %v", err)
+		}
+	}
+	admin := NewAdmin(e.zk, AdminOptions{Committer: com})
+	out, err := admin.CreateTopics(e.ctx, batchReqs("chained", 100, func(int) int32 { return 10 }, func(int) int16 { return 3 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := com.outcomes[0]
+	if len(first) < 3 || first[0].Err != nil || first[1].Err == nil {
+		t.Fatalf("first round's outcomes: %+v", first)
+	}
+	if first[2].Err == nil || !errors.Is(first[2].Err, ErrBadVersion) {
+		t.Fatalf("the multi after the failed one: %v, want a bad version (the marker)", first[2].Err)
+	}
+	if !containsOp(com.rounds[0][2].Ops, SetOp(znodes.TopicsPath, nil, com.rounds[0][2].Ops[0].Version)) {
+		t.Fatal("third multi without its fence")
+	}
+	second := com.rounds[0][1].Topics[0].Name
+	for _, o := range out {
+		switch {
+		case o.Result != nil:
+		case o.Err != nil && strings.Contains(o.Err.Error(), second):
+			var ae *AdminError
+			if !errors.As(o.Err, &ae) || ae.Kind != KindTopicExists {
+				t.Errorf("%s: %v, want TopicExists", second, o.Err)
+			}
+		default:
+			t.Errorf("outcome %+v", o)
+		}
+	}
+	if len(com.rounds) != 2 {
+		t.Errorf("%d rounds, want the failed multis planned again once", len(com.rounds))
+	}
+	left, _, err := e.zk.Children(e.ctx, createRoundsPath)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("markers left: %v %v", left, err)
+	}
+}
+
+func containsOp(ops []Op, want Op) bool {
+	for _, o := range ops {
+		if o.Kind == want.Kind && o.Path == want.Path && o.Version == want.Version {
+			return true
+		}
+	}
+	return false
+}

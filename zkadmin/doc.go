@@ -49,6 +49,15 @@
 // Each multi is atomic; the list as a whole is not, and batches may land in
 // any order. Use it for bulk writes of independent znodes.
 //
+// MultiAsync (and FencedMultiAsync) returns once its multi is on the wire,
+// ahead of every multi the Client sends later; Pipeline keeps several of
+// them unanswered. ZooKeeper applies a session's requests in the order it
+// receives them, so a multi may depend on what an unanswered earlier one
+// leaves. go-zookeeper has no asynchronous call, so the Client sends each
+// multi under one token that it holds until go-zookeeper writes a multi
+// frame to the connection, which it sees by wrapping the connection it
+// dials (send_order.go).
+//
 // # Bulk reads
 //
 // GetMany and ChildrenMany (and their W variants, which leave watches) keep
@@ -96,7 +105,9 @@
 //
 // Admin (admin*.go) is the AdminZkClient equivalent: CreateTopic and
 // CreateTopics (a batch: one cluster read, every topic planned against the
-// running counts, then fenced multis of whole topics), AddPartitions, MarkTopicForDeletion, AlterConfigs (topics and brokers,
+// running counts, then fenced multis of whole topics, sent pipelined
+// and chained so that none lands after one that failed: see createChain),
+// AddPartitions, MarkTopicForDeletion, AlterConfigs (topics and brokers,
 // with a version 2 change notification), StartReassignment and
 // CancelReassignments (the legacy /admin/reassign_partitions request),
 // ElectPreferredLeaders (/admin/preferred_replica_election) and

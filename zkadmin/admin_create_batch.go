@@ -438,6 +438,10 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	return nil, nil, nil
 }
 
+// minPipelinedOps is the fewest ops chunkCreates puts in a multi to have
+// more of them to pipeline.
+const minPipelinedOps = 120
+
 // createRoundsPath holds the markers of create rounds in progress
 // (createChain). It is kzadmin's own, as /kzadmin/controllers is.
 const createRoundsPath = "/kzadmin/create-rounds"
@@ -547,6 +551,15 @@ func (a *Admin) chunkCreates(plan createPlan) [][]*pendingTopic {
 		fenceOps++
 		fenceSize += a.zk.opSize(o)
 	}
+	// A round large enough is cut into at least DefaultBatchInFlight
+	// multis, so that they are written pipelined, but none smaller than
+	// minPipelinedOps, below which ZooKeeper writes a multi's znodes
+	// slowest.
+	total := 0
+	for _, p := range plan.topics {
+		total += len(p.ops) + a.committerOps(p)
+	}
+	maxOps := min(DefaultBatchOps, max(minPipelinedOps, (total+DefaultBatchInFlight-1)/DefaultBatchInFlight))
 	var chunks [][]*pendingTopic
 	var cur []*pendingTopic
 	nOps, size := fenceOps, fenceSize
@@ -555,7 +568,7 @@ func (a *Admin) chunkCreates(plan createPlan) [][]*pendingTopic {
 		for _, o := range p.ops {
 			pSize += a.zk.opSize(o)
 		}
-		if len(cur) > 0 && (nOps+pOps > DefaultBatchOps || size+pSize > DefaultBatchBytes) {
+		if len(cur) > 0 && (nOps+pOps > maxOps || size+pSize > DefaultBatchBytes) {
 			chunks = append(chunks, cur)
 			cur, nOps, size = nil, fenceOps, fenceSize
 		}

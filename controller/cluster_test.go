@@ -184,6 +184,10 @@ func TestBrokerFailureAndRecovery(t *testing.T) {
 	if got := metricValue(t, sc.ctl, "kafka_controller_ControllerStats_LeaderElectionRateAndTimeMs"); got < 1 {
 		t.Fatalf("no broker change timed: %v", got)
 	}
+	if got := metricValue(t, sc.ctl, "kafka_controller_ControllerEventManager_EventQueueTimeMs"); got < 1 {
+		t.Fatalf("no event's queue time observed: %v", got)
+	}
+	metricValue(t, sc.ctl, "kafka_controller_ControllerEventManager_EventQueueSize")
 
 	if err := sc.sim.Broker(1).Restart(testCtx(t)); err != nil {
 		t.Fatal(err)

@@ -141,7 +141,8 @@ func New(cfg Config) (*Controller, error) {
 	if !ibp.Valid() {
 		return nil, fmt.Errorf("controller: unknown inter.broker.protocol.version %s", ibp)
 	}
-	m, err := newMetrics(cfg.Registry)
+	queue := newEventQueue()
+	m, err := newMetrics(cfg.Registry, queue)
 	if err != nil {
 		return nil, fmt.Errorf("controller: register metrics: %w", err)
 	}
@@ -160,7 +161,7 @@ func New(cfg Config) (*Controller, error) {
 	c := &Controller{
 		cfg: cfg, conf: cfg.Conf, zk: cfg.ZK, ibp: ibp, metrics: m,
 		log:        cfg.Logger.With().Str("component", "controller").Int32("node_id", cfg.Conf.NodeID).Logger(),
-		queue:      newEventQueue(),
+		queue:      queue,
 		nodeID:     cfg.Conf.NodeID,
 		inFlight:   cfg.MaxInFlight,
 		activeID:   -1,
@@ -246,10 +247,11 @@ func (c *Controller) Snapshot() *MetadataView { return c.view.Load() }
 // loop is the single goroutine that owns the controller state.
 func (c *Controller) loop(ctx context.Context) {
 	for {
-		ev, ok := c.queue.pop(ctx)
+		ev, waited, ok := c.queue.popTimed(ctx)
 		if !ok {
 			return
 		}
+		c.metrics.queueTime.Observe(float64(waited) / float64(time.Millisecond))
 		c.process(ctx, ev)
 	}
 }

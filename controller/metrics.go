@@ -21,9 +21,11 @@ type metrics struct {
 	leaderElection   prometheus.Histogram
 	topicChange      prometheus.Histogram
 	uncleanElections prometheus.Counter
+	queueTime        prometheus.Histogram
+	queueSize        prometheus.GaugeFunc
 }
 
-func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer, queue *eventQueue) (*metrics, error) {
 	gauge := func(name, help string) prometheus.Gauge {
 		return prometheus.NewGauge(prometheus.GaugeOpts{
 			Namespace: "kafka_controller", Subsystem: "KafkaController", Name: name, Help: help})
@@ -49,12 +51,21 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Namespace: "kafka_controller", Subsystem: "ControllerStats", Name: "UncleanLeaderElectionsPerSec",
 			Help: "Unclean leader elections (a counter: rate() gives Kafka's per-second meter).",
 		}),
+		queueTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Namespace: "kafka_controller", Subsystem: "ControllerEventManager", Name: "EventQueueTimeMs",
+			Help:    "Time events waited in the controller's queue before the loop took them, in milliseconds.",
+			Buckets: prometheus.ExponentialBuckets(0.125, 2, 18),
+		}),
+		queueSize: prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "kafka_controller", Subsystem: "ControllerEventManager", Name: "EventQueueSize",
+			Help: "Events waiting in the controller's queue.",
+		}, func() float64 { return float64(queue.len()) }),
 	}
 	if reg == nil {
 		return m, nil
 	}
 	for _, col := range []prometheus.Collector{m.active, m.offline, m.imbalance, m.topics, m.partitions,
-		m.state, m.leaderElection, m.topicChange, m.uncleanElections} {
+		m.state, m.leaderElection, m.topicChange, m.uncleanElections, m.queueTime, m.queueSize} {
 		if err := reg.Register(col); err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // State is Kafka's ControllerState: what the event loop is doing, exported
@@ -48,6 +49,7 @@ type preemptible interface {
 type eventQueue struct {
 	mu     sync.Mutex
 	items  []event
+	queued []time.Time // when each of items was queued
 	closed bool
 	signal chan struct{} // capacity 1: "items may be non-empty"
 }
@@ -63,6 +65,7 @@ func (q *eventQueue) push(ev event) bool {
 		return false
 	}
 	q.items = append(q.items, ev)
+	q.queued = append(q.queued, time.Now())
 	q.mu.Unlock()
 	q.wake()
 	return true
@@ -77,7 +80,7 @@ func (q *eventQueue) clearAndPut(ev event) bool {
 		return false
 	}
 	dropped := q.items
-	q.items = []event{ev}
+	q.items, q.queued = []event{ev}, []time.Time{time.Now()}
 	q.mu.Unlock()
 	preemptAll(dropped)
 	q.wake()
@@ -89,7 +92,7 @@ func (q *eventQueue) close() {
 	q.mu.Lock()
 	q.closed = true
 	dropped := q.items
-	q.items = nil
+	q.items, q.queued = nil, nil
 	q.mu.Unlock()
 	preemptAll(dropped)
 }
@@ -111,25 +114,32 @@ func (q *eventQueue) wake() {
 
 // pop waits for the next event; false when ctx ends.
 func (q *eventQueue) pop(ctx context.Context) (event, bool) {
+	ev, _, ok := q.popTimed(ctx)
+	return ev, ok
+}
+
+// popTimed is pop, also saying how long the event waited in the queue
+// (Kafka's EventQueueTimeMs).
+func (q *eventQueue) popTimed(ctx context.Context) (event, time.Duration, bool) {
 	for {
 		q.mu.Lock()
 		if len(q.items) > 0 {
-			ev := q.items[0]
+			ev, at := q.items[0], q.queued[0]
 			q.items[0] = nil
-			q.items = q.items[1:]
+			q.items, q.queued = q.items[1:], q.queued[1:]
 			q.mu.Unlock()
-			return ev, true
+			return ev, time.Since(at), true
 		}
 		q.mu.Unlock()
 		select {
 		case <-q.signal:
 		case <-ctx.Done():
-			return nil, false
+			return nil, 0, false
 		}
 	}
 }
 
-// len returns the number of queued events (the EventQueueSize gauge).
+// len returns the number of queued events (Kafka's EventQueueSize).
 func (q *eventQueue) len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()

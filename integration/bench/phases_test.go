@@ -7,6 +7,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
+// queueTimeMetric times every controller event's wait in the loop's queue.
+const queueTimeMetric = "kafka_controller_ControllerEventManager_EventQueueTimeMs"
+
 // phaseTotals sums kzadmind's create-path timers: each histogram or
 // counter series by name and labels, its sum and count.
 type phaseTotals map[string][2]float64
@@ -21,7 +24,8 @@ func readPhases(g prometheus.Gatherer) phaseTotals {
 	}
 	for _, f := range families {
 		name := f.GetName()
-		if !strings.HasPrefix(name, "kzadmin_create_round") && name != "kafka_controller_ControllerStats_TopicChangeRateAndTimeMs" {
+		if !strings.HasPrefix(name, "kzadmin_create_round") && name != "kafka_controller_ControllerStats_TopicChangeRateAndTimeMs" &&
+			name != queueTimeMetric {
 			continue
 		}
 		for _, m := range f.GetMetric() {
@@ -61,8 +65,10 @@ func (t phaseTotals) since(before phaseTotals) string {
 	for _, p := range []string{"read", "plan", "commit"} {
 		phases = append(phases, p+" "+mean("kzadmin_create_round_phase_seconds{"+p+"}", 1000))
 	}
+	_, queued := delta(queueTimeMetric)
 	parts = append(parts, "mean "+strings.Join(phases, ", "),
 		fmt.Sprintf("%.0f controller topic-change events, mean %s", events,
-			mean("kafka_controller_ControllerStats_TopicChangeRateAndTimeMs", 1)))
+			mean("kafka_controller_ControllerStats_TopicChangeRateAndTimeMs", 1)),
+		fmt.Sprintf("%.0f controller events of all kinds, mean wait in its queue %s", queued, mean(queueTimeMetric, 1)))
 	return strings.Join(parts, "; ")
 }

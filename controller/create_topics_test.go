@@ -252,3 +252,113 @@ func TestCommitCreatesLimitsHoldAgainstOtherCreators(t *testing.T) {
 		return true
 	})
 }
+
+// TestCommitCreatesPipelinesARound: a round too large for one multi goes
+// as several, pipelined and chained; each topic's states are still written
+// in its topic's multi, every partition comes online, and no chain marker
+// is left.
+func TestCommitCreatesPipelinesARound(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	var reqs []zkadmin.CreateTopicRequest
+	for i := range 40 {
+		reqs = append(reqs, zkadmin.CreateTopicRequest{Topic: fmt.Sprintf("round-%02d", i), Partitions: 10, ReplicationFactor: 2})
+	}
+	out := createThrough(t, sc, reqs...)
+	multis := map[int64]bool{}
+	for i, o := range out {
+		name := reqs[i].Topic
+		if o.Result.Attempts != 1 {
+			t.Errorf("%s created in %d attempts", name, o.Result.Attempts)
+		}
+		_, st, err := sc.obs.Get(testCtx(t), znodes.TopicPath(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		multis[st.Czxid] = true
+		if !sameTransaction(t, sc, name, 9) {
+			t.Errorf("%s: states not written with the topic", name)
+		}
+		for p, replicas := range o.Result.Assignment {
+			sc.waitLeader(t, name, int32(p), replicas[0], replicas...)
+		}
+	}
+	if len(multis) < 4 {
+		t.Errorf("40 topics of 10 partitions in %d multis, want at least 4 to pipeline", len(multis))
+	}
+	left, _, err := sc.obs.Children(testCtx(t), "/kzadmin/create-rounds")
+	if err != nil || len(left) != 0 {
+		t.Fatalf("chain markers left: %v %v", left, err)
+	}
+}
+
+// TestPipelinedRoundsHoldTheLimitAgainstOtherCreators: rounds of several
+// chained multis through the controller race single creates of another
+// process under max.partitions; the cluster never ends over the limit,
+// every refusal is the limit's, and no chain marker is left.
+func TestPipelinedRoundsHoldTheLimitAgainstOtherCreators(t *testing.T) {
+	sc := startSimCluster(t, nodeOpts{}, 1, 2, 3)
+	conf := config.Default()
+	conf.MaxPartitions = 1000
+	viaController := zkadmin.NewAdmin(sc.obs, zkadmin.AdminOptions{Config: &conf, Committer: sc.ctl.c})
+	cli := zkadmin.NewAdmin(connectZK(t, sc.chroot, "", 0), zkadmin.AdminOptions{Config: &conf})
+	var mu sync.Mutex
+	created, refused := 0, 0
+	tally := func(name string, err error, partitions int) {
+		mu.Lock()
+		defer mu.Unlock()
+		var ae *zkadmin.AdminError
+		switch {
+		case err == nil:
+			created += partitions
+		case errors.As(err, &ae) && ae.Kind == zkadmin.KindPartitionLimit:
+			refused++
+		default:
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	wg.Go(func() {
+		<-start
+		for r := range 6 {
+			var reqs []zkadmin.CreateTopicRequest
+			for i := range 30 {
+				reqs = append(reqs, zkadmin.CreateTopicRequest{Topic: fmt.Sprintf("round-%d-%02d", r, i), Partitions: 10, ReplicationFactor: 2})
+			}
+			out, err := viaController.CreateTopics(testCtx(t), reqs)
+			if err != nil {
+				t.Errorf("round %d: %v", r, err)
+				return
+			}
+			for i, o := range out {
+				tally(reqs[i].Topic, o.Err, 10)
+			}
+		}
+	})
+	wg.Go(func() {
+		<-start
+		for i := range 60 {
+			name := fmt.Sprintf("single-%02d", i)
+			out, err := cli.CreateTopics(testCtx(t), []zkadmin.CreateTopicRequest{{Topic: name, Partitions: 5, ReplicationFactor: 2}})
+			if err == nil {
+				err = out[0].Err
+			}
+			tally(name, err, 5)
+		}
+	})
+	close(start)
+	wg.Wait()
+	c, err := cli.ReadCluster(testCtx(t), zkadmin.ReadOptions{AllTopics: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, partitions := c.ReplicaCounts()
+	if partitions != created || partitions > int(conf.MaxPartitions) || refused == 0 {
+		t.Fatalf("%d partitions in the cluster, %d answered created, %d topics refused; limit %d",
+			partitions, created, refused, conf.MaxPartitions)
+	}
+	left, _, err := sc.obs.Children(testCtx(t), "/kzadmin/create-rounds")
+	if err != nil || len(left) != 0 {
+		t.Fatalf("chain markers left: %v %v", left, err)
+	}
+}

@@ -163,7 +163,7 @@ func (c *Client) FencedMultiAsync(ctx context.Context, epochZkVersion int32, ops
 
 // sendMultiAsync converts and sends m's ops.
 func (c *Client) sendMultiAsync(ctx context.Context, m *PendingMulti) *PendingMulti {
-	if len(m.ops) == m.hidden {
+	if len(m.ops) == 0 {
 		return m
 	}
 	reqs := make([]any, len(m.ops))

@@ -99,6 +99,9 @@ func (s *sendOrder) submit(ctx context.Context, send func() <-chan struct{}) boo
 // orderedConn counts the multi frames go-zookeeper writes. go-zookeeper
 // writes each request as one frame in one Write, from one goroutine, after
 // the connect handshake, which is the connection's first Write.
+// TestMultiAsyncLandsInOrder fails should a go-zookeeper release stop
+// doing so; the create rounds would then only lose races they need not
+// (createChain keeps them safe), not land out of order.
 type orderedConn struct {
 	net.Conn
 	order      *sendOrder

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -151,4 +152,86 @@ func containsOp(ops []Op, want Op) bool {
 		}
 	}
 	return false
+}
+
+// cuttingCommitter sends a round's first multi and waits for it, sends the
+// rest pipelined, and cuts the connection while they are in flight; it
+// lets connections through again before it answers.
+type cuttingCommitter struct {
+	zk       *Client
+	proxy    *cutProxy
+	outcomes [][]MultiOutcome
+}
+
+func (c *cuttingCommitter) CommitCreates(ctx context.Context, multis []CreateMulti) []MultiOutcome {
+	out := make([]MultiOutcome, len(multis))
+	out[0].Res, out[0].Err = c.zk.Multi(ctx, multis[0].Ops...)
+	pending := make([]*PendingMulti, len(multis))
+	for i := 1; i < len(multis) && out[0].Err == nil; i++ {
+		pending[i] = c.zk.MultiAsync(ctx, multis[i].Ops...)
+	}
+	if len(c.outcomes) == 0 {
+		c.proxy.Cut()
+	}
+	for i, p := range pending {
+		if p != nil {
+			out[i].Res, out[i].Err = p.Wait()
+		} else if i > 0 {
+			out[i].Err = ErrNotAttempted
+		}
+	}
+	c.proxy.Heal()
+	c.outcomes = append(c.outcomes, out)
+	return out
+}
+
+// TestCreateRoundCutMidwayAnswersWhatLanded: the connection drops while a
+// round's multis are in flight. Whatever landed is answered as created
+// (confirmed by its id), whatever did not is not, and no chain marker is
+// left.
+func TestCreateRoundCutMidwayAnswersWhatLanded(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	proxy := newCutProxy(t, env.server.Addr())
+	zk := connect(t, Options{Servers: []string{proxy.Addr()}, Chroot: e.chroot, SessionTimeout: 10 * time.Second})
+	com := &cuttingCommitter{zk: zk, proxy: proxy}
+	admin := NewAdmin(zk, AdminOptions{Committer: com})
+	reqs := batchReqs("cut", 100, func(int) int32 { return 10 }, func(int) int16 { return 3 })
+	out, _ := admin.CreateTopics(e.ctx, reqs)
+	if len(com.outcomes) == 0 || len(com.outcomes[0]) < 3 {
+		t.Fatalf("rounds %d: want a first round of at least 3 multis", len(com.outcomes))
+	}
+	created := 0
+	for i, o := range out {
+		data, _, err := e.zk.Get(e.ctx, znodes.TopicPath(reqs[i].Topic))
+		exists := err == nil
+		if err != nil && !errors.Is(err, ErrNoNode) {
+			t.Fatal(err)
+		}
+		switch {
+		case o.Result != nil:
+			created++
+			a, err := znodes.DecodeTopicAssignment(reqs[i].Topic, data)
+			if !exists || err != nil || a.TopicID != o.Result.TopicID {
+				t.Errorf("%s answered created (id %v), znode %v %v", reqs[i].Topic, o.Result.TopicID, exists, err)
+			}
+		case exists:
+			t.Errorf("%s answered %v, but it was written", reqs[i].Topic, o.Err)
+		}
+	}
+	if created == 0 {
+		t.Error("nothing answered created: the first multi was answered before the cut")
+	}
+	left, _, err := e.zk.Children(e.ctx, createRoundsPath)
+	if err != nil || len(left) != 0 {
+		t.Fatalf("markers left: %v %v", left, err)
+	}
+	t.Logf("%d of %d topics created; outcomes of the cut round: %v", created, len(reqs), errorsOf(com.outcomes[0]))
+}
+
+func errorsOf(out []MultiOutcome) []error {
+	errs := make([]error, len(out))
+	for i, o := range out {
+		errs[i] = o.Err
+	}
+	return errs
 }

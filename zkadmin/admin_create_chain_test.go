@@ -221,6 +221,13 @@ func TestCreateRoundCutMidwayAnswersWhatLanded(t *testing.T) {
 	if created == 0 {
 		t.Error("nothing answered created: the first multi was answered before the cut")
 	}
+	// The multis land in order, and none after one that did not: what
+	// was created is the first topics of the request.
+	for i, o := range out {
+		if (o.Result != nil) != (i < created) {
+			t.Fatalf("topic %d of %d created: %v; the created ones are not a prefix", i, created, o.Result != nil)
+		}
+	}
 	left, _, err := e.zk.Children(e.ctx, createRoundsPath)
 	if err != nil || len(left) != 0 {
 		t.Fatalf("markers left: %v %v", left, err)

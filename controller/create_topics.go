@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/kzadmin/kzadmin/controller/election"
@@ -127,22 +128,31 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 	if moved != nil {
 		return moved
 	}
-	adopted := false
+	// The round's multis are adopted together, so that each broker gets
+	// one LeaderAndIsr for the round rather than one per multi.
+	var topics []zkadmin.PlannedTopic
+	var tps []TopicPartition
+	var plans []initPlan
+	failed := map[TopicPartition]error{}
 	for i := range multis {
 		if !adopt[i] {
 			continue
 		}
 		m := &multis[i]
-		c.adoptCreated(ls, m.Topics, m.tps, m.plans, m.failed)
-		// Arming the topics' watches is a read: it runs off the loop, so
-		// that this event's snapshot, which the creator waits for, goes out
-		// first and the next create is not held back (topic_list.go).
-		ls.refresh.unwatched = append(ls.refresh.unwatched, m.Topics...)
-		adopted = true
+		topics = append(topics, m.Topics...)
+		tps = append(tps, m.tps...)
+		plans = append(plans, m.plans...)
+		maps.Copy(failed, m.failed)
 	}
-	if adopted {
-		c.refreshTopics(ls)
+	if len(topics) == 0 {
+		return nil
 	}
+	c.adoptCreated(ls, topics, tps, plans, failed)
+	// Arming the topics' watches is a read: it runs off the loop, so that
+	// this event's snapshot, which the creator waits for, goes out first
+	// and the next create is not held back (topic_list.go).
+	ls.refresh.unwatched = append(ls.refresh.unwatched, topics...)
+	c.refreshTopics(ls)
 	return nil
 }
 

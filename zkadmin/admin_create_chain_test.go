@@ -74,8 +74,9 @@ func TestCreateRoundChainsItsMultis(t *testing.T) {
 		if !containsOp(m.Ops, want) {
 			t.Errorf("multi %d lacks %v at version %d", i, want, want.Version)
 		}
-		if !containsOp(m.Ops, SetOp(znodes.TopicsPath, nil, m.Ops[0].Version)) || m.Ops[0].Path != znodes.TopicsPath {
-			t.Errorf("multi %d does not start with the fence: %v", i, m.Ops[0])
+		// Each fence expects the version the multi before it leaves.
+		if fence := multis[0].Ops[0]; !isFence(m.Ops[0], fence.Version+int32(i)) {
+			t.Errorf("multi %d starts with %v at version %d, want the fence at %d", i, m.Ops[0], m.Ops[0].Version, fence.Version+int32(i))
 		}
 	}
 	left, _, err := e.zk.Children(e.ctx, createRoundsPath)
@@ -120,8 +121,11 @@ func TestCreateChainStopsAfterAFailedMulti(t *testing.T) {
 	if first[2].Err == nil || !errors.Is(first[2].Err, ErrBadVersion) {
 		t.Fatalf("the multi after the failed one: %v, want a bad version (the marker)", first[2].Err)
 	}
-	if !containsOp(com.rounds[0][2].Ops, SetOp(znodes.TopicsPath, nil, com.rounds[0][2].Ops[0].Version)) {
-		t.Fatal("third multi without its fence")
+	// The third multi's fence expected exactly the version the rival's
+	// bump made up: only the marker told the failure apart.
+	if v0 := com.rounds[0][0].Ops[0].Version; !isFence(com.rounds[0][2].Ops[0], v0+2) {
+		t.Fatalf("third multi starts with %v at version %d, want the fence at %d", com.rounds[0][2].Ops[0],
+			com.rounds[0][2].Ops[0].Version, v0+2)
 	}
 	second := com.rounds[0][1].Topics[0].Name
 	for _, o := range out {
@@ -143,6 +147,11 @@ func TestCreateChainStopsAfterAFailedMulti(t *testing.T) {
 	if err != nil || len(left) != 0 {
 		t.Fatalf("markers left: %v %v", left, err)
 	}
+}
+
+// isFence reports whether o is the partition-limit fence at version.
+func isFence(o Op, version int32) bool {
+	return o.Kind == OpSet && o.Path == znodes.TopicsPath && o.Version == version
 }
 
 func containsOp(ops []Op, want Op) bool {

@@ -69,27 +69,21 @@ type createdMulti struct {
 	failed map[TopicPartition]error
 }
 
-// onCreateTopics applies a create round (see CommitCreates).
+// onCreateTopics applies a create round (see CommitCreates): it plans
+// every multi's partition states, sends the multis pipelined, answers the
+// Admin, and then brings the landed topics online together.
 func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 	ls := c.leader
 	if ls == nil {
 		e.reply <- allFailed(len(e.multis), errNotActive)
 		return nil
 	}
-	multis := make([]createdMulti, len(e.multis))
-	for i, m := range e.multis {
-		cm := createdMulti{CreateMulti: m, failed: map[TopicPartition]error{}}
-		var err error
-		cm.tps, cm.plans, err = c.planCreated(ls, m.Topics, cm.failed)
-		if err != nil {
-			out := allFailed(len(e.multis), zkadmin.ErrNotAttempted)
-			out[0].Err = err
-			e.reply <- out
-			return nil
-		}
-		cm.own, _, _ = initOps(cm.plans)
-		cm.plain = cm.plans == nil || c.zk.MultiSize(slices.Concat(m.Ops, cm.own)) > zkadmin.DefaultBatchBytes
-		multis[i] = cm
+	multis, err := c.planCreateRound(ls, e.multis)
+	if err != nil {
+		out := allFailed(len(e.multis), zkadmin.ErrNotAttempted)
+		out[0].Err = err
+		e.reply <- out
+		return nil
 	}
 	out := zkadmin.Pipeline(len(multis), zkadmin.DefaultBatchInFlight, func(i int) *zkadmin.PendingMulti {
 		if multis[i].plain {
@@ -97,8 +91,45 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 		}
 		return c.zk.FencedMultiAsync(e.ctx, ls.zkVersion, slices.Concat(multis[i].Ops, multis[i].own)...)
 	})
-	adopt := make([]bool, len(multis))
-	var moved error
+	adopt, moved := c.settleCreateRound(e.ctx, ls, multis, out)
+	// The creator learns of its multis at once: what follows is in memory
+	// and cannot fail, and its answer waits for the snapshot this event
+	// publishes anyway, so its own bookkeeping overlaps the adoption.
+	e.reply <- out
+	if moved != nil {
+		return moved
+	}
+	c.adoptCreateRound(ls, multis, adopt)
+	return nil
+}
+
+// planCreateRound decides the partition states of each multi's topics.
+// A multi whose topics cannot take this path, or whose states would make
+// it too large, is sent plain.
+func (c *Controller) planCreateRound(ls *leaderState, round []zkadmin.CreateMulti) ([]createdMulti, error) {
+	multis := make([]createdMulti, len(round))
+	for i, m := range round {
+		cm := createdMulti{CreateMulti: m, failed: map[TopicPartition]error{}}
+		var err error
+		cm.tps, cm.plans, err = c.planCreated(ls, m.Topics, cm.failed)
+		if err != nil {
+			return nil, err
+		}
+		cm.own, _, _ = initOps(cm.plans)
+		cm.plain = cm.plans == nil || c.zk.MultiSize(slices.Concat(m.Ops, cm.own)) > zkadmin.DefaultBatchBytes
+		multis[i] = cm
+	}
+	return multis, nil
+}
+
+// settleCreateRound turns the round's outcomes into the Admin's answer, in
+// place, and says which multis landed with their states (adopt). A multi
+// refused for one of the controller's own ops is written again without
+// them; a lost reply is resolved by the topic id; once the controller has
+// moved, every later multi answers so (moved).
+func (c *Controller) settleCreateRound(ctx context.Context, ls *leaderState, multis []createdMulti,
+	out []zkadmin.MultiOutcome) (adopt []bool, moved error) {
+	adopt = make([]bool, len(multis))
 	for i := range multis {
 		m, o := &multis[i], &out[i]
 		var me *zkadmin.MultiError
@@ -113,7 +144,7 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 			// The multis after it failed with it (createChain): what the
 			// Admin wrote can still go in alone, in its place.
 			c.log.Warn().Err(err).Msg("the new topics' partition znodes failed in their create; creating the topics alone")
-			o.Res, o.Err = c.zk.Multi(e.ctx, m.Ops...)
+			o.Res, o.Err = c.zk.Multi(ctx, m.Ops...)
 		case !m.plain && errors.Is(err, zkadmin.ErrConnectionLoss) && c.createLanded(ls, m.Topics[0]):
 			o.Err, adopt[i] = nil, true
 		}
@@ -121,15 +152,13 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 			o.Res = o.Res[:len(m.Ops)]
 		}
 	}
-	// The creator learns of its multis at once: what follows is in memory
-	// and cannot fail, and its answer waits for the snapshot this event
-	// publishes anyway, so its own bookkeeping overlaps the adoption.
-	e.reply <- out
-	if moved != nil {
-		return moved
-	}
-	// The round's multis are adopted together, so that each broker gets
-	// one LeaderAndIsr for the round rather than one per multi.
+	return adopt, moved
+}
+
+// adoptCreateRound brings the topics of the landed multis online together,
+// so that each broker gets one LeaderAndIsr for the round rather than one
+// per multi.
+func (c *Controller) adoptCreateRound(ls *leaderState, multis []createdMulti, adopt []bool) {
 	var topics []zkadmin.PlannedTopic
 	var tps []TopicPartition
 	var plans []initPlan
@@ -145,7 +174,7 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 		maps.Copy(failed, m.failed)
 	}
 	if len(topics) == 0 {
-		return nil
+		return
 	}
 	c.adoptCreated(ls, topics, tps, plans, failed)
 	// Arming the topics' watches is a read: it runs off the loop, so that
@@ -153,7 +182,6 @@ func (c *Controller) onCreateTopics(e *createTopicsEvent) error {
 	// and the next create is not held back (topic_list.go).
 	ls.refresh.unwatched = append(ls.refresh.unwatched, topics...)
 	c.refreshTopics(ls)
-	return nil
 }
 
 // createdWatchEvent carries the reads that armed the data watches of

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/netcut"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -155,7 +156,7 @@ func TestStaleControllerCannotWrite(t *testing.T) {
 func TestSessionExpiry(t *testing.T) {
 	chroot := testChroot(t)
 	obs := connectZK(t, chroot, "", 0)
-	proxy := newCutProxy(t, env.server.Addr())
+	proxy := netcut.New(t, env.server.Addr())
 	a := startNode(t, chroot, nodeOpts{id: 100, zkAddr: proxy.Addr(), timeout: 2 * time.Second})
 	waitFor(t, "a active", func() bool { return a.c.Status().Ready })
 	b := startNode(t, chroot, nodeOpts{id: 101})

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"sync"
 	"testing"
 	"time"
 
@@ -181,84 +180,4 @@ func waitFor(tb testing.TB, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// cutProxy is a TCP proxy to ZooKeeper that a test can cut, so that the
-// server expires a session that is alive on the client side.
-type cutProxy struct {
-	target string
-	ln     net.Listener
-	mu     sync.Mutex
-	cut    bool
-	conns  map[net.Conn]bool
-	wg     sync.WaitGroup
-}
-
-func newCutProxy(tb testing.TB, target string) *cutProxy {
-	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &cutProxy{target: target, ln: ln, conns: map[net.Conn]bool{}}
-	p.wg.Add(1)
-	go p.accept()
-	tb.Cleanup(func() {
-		_ = p.ln.Close()
-		p.Cut()
-		p.wg.Wait()
-	})
-	return p
-}
-
-func (p *cutProxy) Addr() string { return p.ln.Addr().String() }
-
-func (p *cutProxy) accept() {
-	defer p.wg.Done()
-	for {
-		in, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		out, err := net.DialTimeout("tcp", p.target, time.Second)
-		if p.cut || err != nil {
-			p.mu.Unlock()
-			_ = in.Close()
-			if out != nil {
-				_ = out.Close()
-			}
-			continue
-		}
-		p.conns[in], p.conns[out] = true, true
-		p.wg.Add(2)
-		p.mu.Unlock()
-		go p.pipe(in, out)
-		go p.pipe(out, in)
-	}
-}
-
-func (p *cutProxy) pipe(dst, src net.Conn) {
-	defer p.wg.Done()
-	_, _ = io.Copy(dst, src)
-	_ = dst.Close()
-	_ = src.Close()
-}
-
-// Cut drops every connection and refuses new ones until Heal.
-func (p *cutProxy) Cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.cut = true
-	for c := range p.conns {
-		_ = c.Close()
-	}
-	clear(p.conns)
-}
-
-// Heal accepts connections again.
-func (p *cutProxy) Heal() {
-	p.mu.Lock()
-	p.cut = false
-	p.mu.Unlock()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/kzadmin/kzadmin/integration/netcut"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -121,7 +122,7 @@ func TestWarmStandbySessionExpiry(t *testing.T) {
 	for p, r := range threeParts {
 		sc.waitLeader(t, "foo", p, r[0], r...)
 	}
-	proxy := newCutProxy(t, env.server.Addr())
+	proxy := netcut.New(t, env.server.Addr())
 	logs := &syncBuffer{}
 	standby := startNode(t, sc.chroot, nodeOpts{id: 101, warm: true, zkAddr: proxy.Addr(), timeout: 2 * time.Second,
 		logLevel: zerolog.InfoLevel, logTo: logs})

@@ -7,6 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/integration/brokersim"
+	"github.com/kzadmin/kzadmin/integration/netcut"
 )
 
 // TestPausedControllerCannotWrite: the active controller loses ZooKeeper
@@ -16,7 +17,7 @@ import (
 // nothing lands. Once it reconnects it learns of the expiry, resigns and
 // follows the new controller; every partition still has a live leader.
 func TestPausedControllerCannotWrite(t *testing.T) {
-	proxy := newCutProxy(t, env.server.Addr())
+	proxy := netcut.New(t, env.server.Addr())
 	sc := startSimCluster(t, nodeOpts{zkAddr: proxy.Addr(), timeout: 2 * time.Second}, 1, 2, 3)
 	createTopic(t, sc.obs, "foo", threeParts)
 	for p, r := range threeParts {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/netcut"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -168,7 +169,7 @@ func containsOp(ops []Op, want Op) bool {
 // lets connections through again before it answers.
 type cuttingCommitter struct {
 	zk       *Client
-	proxy    *cutProxy
+	proxy    *netcut.Proxy
 	outcomes [][]MultiOutcome
 }
 
@@ -200,7 +201,7 @@ func (c *cuttingCommitter) CommitCreates(ctx context.Context, multis []CreateMul
 // left.
 func TestCreateRoundCutMidwayAnswersWhatLanded(t *testing.T) {
 	e := newAdminEnv(t, []string{"", "", ""}, nil)
-	proxy := newCutProxy(t, env.server.Addr())
+	proxy := netcut.New(t, env.server.Addr())
 	zk := connect(t, Options{Servers: []string{proxy.Addr()}, Chroot: e.chroot, SessionTimeout: 10 * time.Second})
 	com := &cuttingCommitter{zk: zk, proxy: proxy}
 	admin := NewAdmin(zk, AdminOptions{Committer: com})

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/netcut"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -110,7 +111,7 @@ func TestCreateCountsForeignChanges(t *testing.T) {
 // session survives), no entry is trusted, because go-zookeeper re-arms
 // watches asynchronously and a read may overtake that.
 func TestTopicCacheDroppedAfterReconnect(t *testing.T) {
-	proxy := newCutProxy(t, env.server.Addr())
+	proxy := netcut.New(t, env.server.Addr())
 	e := newAdminEnv(t, []string{"", "", ""}, nil)
 	zk := connect(t, Options{Servers: []string{proxy.Addr()}, Chroot: e.chroot, SessionTimeout: 10 * time.Second})
 	a := NewAdmin(zk, AdminOptions{})

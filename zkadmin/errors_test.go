@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/kzadmin/kzadmin/integration/netcut"
 )
 
 // TestErrorMapping drives every ZooKeeper error a caller branches on
@@ -141,7 +143,7 @@ func TestContextAlreadyDone(t *testing.T) {
 
 func TestConnectTimesOut(t *testing.T) {
 	// A cut proxy accepts and drops every connection: no session can start.
-	p := newCutProxy(t, env.server.Addr())
+	p := netcut.New(t, env.server.Addr())
 	p.Cut()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/netcut"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 )
 
@@ -15,7 +16,7 @@ import (
 // does not work reliably: on resume the client's reconnect races the
 // server's expiry thread.)
 func TestSessionExpiry(t *testing.T) {
-	proxy := newCutProxy(t, env.server.Addr())
+	proxy := netcut.New(t, env.server.Addr())
 	var log eventLog
 	victim := connect(t, Options{Servers: []string{proxy.Addr()}, SessionTimeout: 2 * time.Second, OnEvent: log.add})
 	observer := connect(t, Options{Chroot: victim.Chroot()})

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kzadmin/kzadmin/integration/netcut"
 )
 
 // TestRememberOnlyWhileArmed: the registry keeps a read only while the
@@ -256,7 +258,7 @@ func TestWatchedReaderAfterAReplySeesEarlierChanges(t *testing.T) {
 // TestWatchedReaderForgetsOnDisconnect: a dropped connection forgets every
 // remembered read, so reads after it go to ZooKeeper.
 func TestWatchedReaderForgetsOnDisconnect(t *testing.T) {
-	proxy := newCutProxy(t, env.server.Addr())
+	proxy := netcut.New(t, env.server.Addr())
 	c := connect(t, Options{Servers: []string{proxy.Addr()}})
 	ctx := testCtx(t)
 	mustCreate(t, c, "/a", []byte("1"), Persistent)

@@ -38,14 +38,23 @@ func (b *Backend) ElectLeaders(ctx context.Context, req backend.ElectionRequest)
 		return nil, &UsageError{Msg: fmt.Sprintf("unknown election type %q", req.Type)}
 	}
 	kreq.Topics = electionTopics(req.Partitions)
+	return b.sendElection(ctx, req, kreq, &kreq.TimeoutMillis, b.request)
+}
+
+// sendElection sends an election request (kreq, whose TimeoutMillis is
+// timeout) through send, with retries, and reads what the controller did.
+// The request's timeout is the ctx's time left (the default without a
+// deadline), capped by the one asked for.
+func (b *Backend) sendElection(ctx context.Context, req backend.ElectionRequest, kreq kmsg.Request, timeout *int32,
+	send func(context.Context, kmsg.Request) (kmsg.Response, error)) (*backend.ElectionResult, error) {
 	var resp *kmsg.ElectLeadersResponse
 	err := b.retry(ctx, func(ctx context.Context) error {
-		kreq.TimeoutMillis = timeoutMillis(ctx, defaultElectionTimeout)
+		*timeout = timeoutMillis(ctx, defaultElectionTimeout)
 		if req.Timeout > 0 {
-			kreq.TimeoutMillis = min(kreq.TimeoutMillis, int32(req.Timeout/time.Millisecond))
+			*timeout = min(*timeout, int32(req.Timeout/time.Millisecond))
 		}
 		var err error
-		if resp, err = responseAs[*kmsg.ElectLeadersResponse](b.request(ctx, kreq)); err != nil {
+		if resp, err = responseAs[*kmsg.ElectLeadersResponse](send(ctx, kreq)); err != nil {
 			return err
 		}
 		if resp.ErrorCode != 0 {

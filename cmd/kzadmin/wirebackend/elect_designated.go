@@ -3,7 +3,6 @@ package wirebackend
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -26,28 +25,13 @@ func (b *Backend) electDesignated(ctx context.Context, req backend.ElectionReque
 	}
 	kreq := handler.NewElectLeadersV3Request()
 	kreq.Topics = designatedTopics(req.Partitions, req.Leaders)
-	var resp *kmsg.ElectLeadersResponse
-	err := b.retry(ctx, func(ctx context.Context) error {
+	// Checked on every attempt: a retry may reach another controller.
+	return b.sendElection(ctx, req, kreq, &kreq.TimeoutMillis, func(ctx context.Context, r kmsg.Request) (kmsg.Response, error) {
 		if err := b.requireElectV3(ctx); err != nil {
-			return err
+			return nil, err
 		}
-		kreq.TimeoutMillis = timeoutMillis(ctx, defaultElectionTimeout)
-		if req.Timeout > 0 {
-			kreq.TimeoutMillis = min(kreq.TimeoutMillis, int32(req.Timeout/time.Millisecond))
-		}
-		var err error
-		if resp, err = responseAs[*kmsg.ElectLeadersResponse](b.controllerRequest(ctx, kreq)); err != nil {
-			return err
-		}
-		if resp.ErrorCode != 0 {
-			return codeError("", resp.ErrorCode, nil)
-		}
-		return allRefused(resp)
+		return b.controllerRequest(ctx, r)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return electionResult(req.Type, resp)
 }
 
 // requireElectV3 fails unless the controller serves ElectLeaders v3.

@@ -27,7 +27,8 @@ type pendingTopic struct {
 	id  znodes.UUID
 	// Set by the plan of the current round.
 	asg       [][]int32
-	ops       []Op // the config put and the assignment create
+	ops       []Op   // the config put and the assignment create
+	written   []byte // the assignment znode's data in ops
 	cfgParent bool // ops create the config znode, which needs /config/topics
 }
 
@@ -357,7 +358,7 @@ func topicOps(topics []*pendingTopic, configs map[string]GetResult) error {
 		if err != nil {
 			return fmt.Errorf("create topic %s: %w", p.req.Topic, err)
 		}
-		p.ops = []Op{cfgOp, CreateOp(znodes.TopicPath(p.req.Topic), asgData, Persistent)}
+		p.ops, p.written = []Op{cfgOp, CreateOp(znodes.TopicPath(p.req.Topic), asgData, Persistent)}, asgData
 	}
 	return nil
 }
@@ -382,7 +383,8 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	exact, cversion := c.TopicsExist, c.topicsCversion
 	var created []string
 	var createdTopics []*Topic
-	defer func() { a.warmTopics(created) }()
+	var warm []writtenTopic
+	defer func() { a.warmTopics(warm) }()
 	for i, chunk := range chunks {
 		ops, res, err := chain.ops[i], outcomes[i].Res, outcomes[i].Err
 		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
@@ -396,6 +398,7 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
 					Ops: ops, Attempts: attempt, BrokerDefaults: readDefaults(c)}}
 				created = append(created, p.req.Topic)
+				warm = append(warm, writtenTopic{name: p.req.Topic, id: p.id, asg: p.asg, data: p.written})
 				if pr != nil {
 					createdTopics = append(createdTopics, plannedTopic(p))
 				}

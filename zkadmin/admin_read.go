@@ -357,19 +357,24 @@ func newTopic(name string, r GetResult, marked bool) (*Topic, error) {
 	if r.Err != nil {
 		return nil, r.Err
 	}
-	t.Version = r.Stat.Version
 	asg, err := znodes.DecodeTopicAssignment(name, r.Data)
 	if err != nil {
-		t.Err = err
+		t.Version, t.Err = r.Stat.Version, err
 		return t, nil
 	}
-	t.Assignment = asg
+	return topicFrom(name, r.Stat.Version, asg, marked), nil
+}
+
+// topicFrom is the Topic of a topic znode at version whose data decodes
+// to asg.
+func topicFrom(name string, version int32, asg znodes.TopicAssignment, marked bool) *Topic {
+	t := &Topic{Name: name, MarkedForDeletion: marked, ConfigVersion: -1, Version: version, Assignment: asg}
 	t.countReplicas()
 	for _, p := range asg.PartitionIDs() {
 		t.Partitions = append(t.Partitions, Partition{ID: p, Replicas: asg.Partitions[p],
 			Adding: asg.AddingReplicas[p], Removing: asg.RemovingReplicas[p]})
 	}
-	return t, nil
+	return t
 }
 
 func (t *Topic) setConfig(r GetResult) error {

@@ -1,6 +1,8 @@
 package zkadmin
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -139,5 +141,60 @@ func TestTopicCacheDroppedAfterReconnect(t *testing.T) {
 	}
 	if again.Topic("a") != after.Topic("a") {
 		t.Fatal("topic a not cached again after the reconnect")
+	}
+}
+
+// TestWrittenTopicMatchesDecoded checks that a topic the Admin just wrote,
+// read back unchanged, is cached as the decoder would have made it, and
+// that data changed by someone else is decoded.
+func TestWrittenTopicMatchesDecoded(t *testing.T) {
+	id := znodes.UUID{1, 2, 3}
+	for _, asg := range [][][]int32{
+		{{1}},
+		{{1, 2, 3}, {2, 3, 1}, {3, 1, 2}, {1, 3, 2}},
+		{{5, 6}, {6, 5}, {5, 6}, {6, 5}, {5, 6}, {6, 5}, {5, 6}, {6, 5}, {5, 6}, {6, 5}, {5, 6}},
+	} {
+		p := &pendingTopic{req: CreateTopicRequest{Topic: "t"}, id: id, asg: asg}
+		if err := topicOps([]*pendingTopic{p}, map[string]GetResult{"t": {Err: ErrNoNode}}); err != nil {
+			t.Fatal(err)
+		}
+		w := writtenTopic{name: "t", id: id, asg: asg, data: p.written}
+		read := GetResult{Data: p.written, Stat: Stat{Version: 0}}
+		got, err := w.topic(read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := newTopic("t", read, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assertSameTopic(t, got, want)
+		asg[0][0] = 99 // the plan's slices are not shared with the cache
+		if got.Assignment.Partitions[0][0] == 99 {
+			t.Fatal("the cached topic shares the plan's replica lists")
+		}
+	}
+	other := GetResult{Data: []byte(`{"version":1,"partitions":{"0":[7]}}`), Stat: Stat{Version: 2}}
+	got, err := writtenTopic{name: "t", id: id, asg: [][]int32{{1}}, data: []byte(`{}`)}.topic(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := newTopic("t", other, false)
+	assertSameTopic(t, got, want)
+}
+
+// assertSameTopic compares two Topics, their replica counts in any order.
+func assertSameTopic(t *testing.T, got, want *Topic) {
+	t.Helper()
+	sortCounts := func(tp *Topic) []brokerReplicas {
+		c := slices.Clone(tp.replicaCounts)
+		slices.SortFunc(c, func(x, y brokerReplicas) int { return int(x.broker) - int(y.broker) })
+		return c
+	}
+	gc, wc := sortCounts(got), sortCounts(want)
+	g, w := *got, *want
+	g.replicaCounts, w.replicaCounts = nil, nil
+	if !reflect.DeepEqual(g, w) || !slices.Equal(gc, wc) {
+		t.Fatalf("topic = %+v %v\nwant   %+v %v", g, gc, w, wc)
 	}
 }

@@ -77,7 +77,7 @@ func (b *Broker) handleLeaderAndIsr(ctx context.Context, req *wire.Request) (kms
 			}
 		}
 		for _, tp := range leaders {
-			if rep := b.replicas[tp]; rep != nil {
+			if rep := b.replicas.at(tp); rep != nil {
 				b.reconcileISRLocked(tp, rep)
 			}
 		}
@@ -101,11 +101,11 @@ func (b *Broker) applyLeaderAndIsrLocked(p lairPartition) int16 {
 	if b.logDirOffline {
 		return kerr.KafkaStorageError.Code
 	}
-	logID, hasLog := b.logs[p.tp]
+	logID, hasLog := b.logs.get(p.tp)
 	if hasLog && !logID.IsZero() && !p.topicID.IsZero() && logID != p.topicID {
 		return kerr.InconsistentTopicID.Code
 	}
-	cur := b.replicas[p.tp]
+	cur := b.replicas.at(p.tp)
 	curEpoch := int32(-1)
 	if cur != nil {
 		curEpoch = cur.LeaderEpoch
@@ -118,7 +118,7 @@ func (b *Broker) applyLeaderAndIsrLocked(p lairPartition) int16 {
 		b.becomeLocked(p, logID)
 		return 0
 	case p.st.LeaderEpoch == curEpoch && !p.topicID.IsZero() && logID.IsZero():
-		b.logs[p.tp] = p.topicID
+		b.logs.put(p.tp, p.topicID)
 		if cur != nil {
 			cur.TopicID = p.topicID
 		}
@@ -140,7 +140,7 @@ func (b *Broker) becomeLocked(p lairPartition, logID znodes.UUID) {
 	if id.IsZero() {
 		id = logID
 	}
-	b.replicas[p.tp] = &replica{PartitionState: PartitionState{
+	b.replicas.put(p.tp, &replica{PartitionState: PartitionState{
 		TopicID:             id,
 		Role:                role,
 		ControllerEpoch:     s.ControllerEpoch,
@@ -153,8 +153,8 @@ func (b *Broker) becomeLocked(p lairPartition, logID znodes.UUID) {
 		RemovingReplicas:    s.RemovingReplicas,
 		LeaderRecoveryState: s.LeaderRecoveryState,
 		IsNew:               s.IsNew,
-	}}
-	b.logs[p.tp] = id
+	}})
+	b.logs.put(p.tp, id)
 }
 
 func leaderAndIsrResponse(r *kmsg.LeaderAndISRRequest, parts []lairPartition, codes []int16, top int16) *kmsg.LeaderAndISRResponse {

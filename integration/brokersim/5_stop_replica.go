@@ -87,10 +87,10 @@ func (b *Broker) handleStopReplica(ctx context.Context, req *wire.Request) (kmsg
 }
 
 func (b *Broker) stopReplicaLocked(p stopPartition) int16 {
-	cur := b.replicas[p.tp]
+	cur := b.replicas.at(p.tp)
 	if cur == nil {
 		if p.delete {
-			delete(b.logs, p.tp)
+			b.logs.remove(p.tp)
 			delete(b.logEnds, p.tp)
 		}
 		return 0
@@ -101,9 +101,9 @@ func (b *Broker) stopReplicaLocked(p stopPartition) int16 {
 	if p.leaderEpoch != epochDuringDelete && p.leaderEpoch != noEpoch && p.leaderEpoch < cur.LeaderEpoch {
 		return kerr.FencedLeaderEpoch.Code
 	}
-	delete(b.replicas, p.tp)
+	b.replicas.remove(p.tp)
 	if p.delete {
-		delete(b.logs, p.tp)
+		b.logs.remove(p.tp)
 		delete(b.logEnds, p.tp)
 	}
 	return 0

@@ -119,7 +119,7 @@ func (b *Broker) applyUpdateMetadataLocked(r *kmsg.UpdateMetadataRequest, live [
 		b.reconcileAllLocked(true)
 	} else {
 		for _, p := range parts {
-			if rep := b.replicas[p.tp]; rep != nil && rep.Role == Leader {
+			if rep := b.replicas.at(p.tp); rep != nil && rep.Role == Leader {
 				if rep.hold == holdUntilEvent {
 					rep.hold = holdNone
 				}

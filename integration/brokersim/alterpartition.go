@@ -118,7 +118,7 @@ func (b *Broker) reconcileISRLocked(tp TopicPartition, r *replica) {
 // reconcileAllLocked re-checks every led partition; event releases the
 // holds that wait for a liveness or metadata change.
 func (b *Broker) reconcileAllLocked(event bool) {
-	for tp, r := range b.replicas {
+	for tp, r := range b.replicas.all() {
 		if r.Role != Leader {
 			continue
 		}
@@ -139,7 +139,7 @@ func (b *Broker) reconcileAll(event bool) {
 func (b *Broker) takeAlterBatchLocked() []*alterItem {
 	var batch []*alterItem
 	for _, tp := range b.alterQueue {
-		if r := b.replicas[tp]; r != nil && r.pending != nil && r.pending.queued {
+		if r := b.replicas.at(tp); r != nil && r.pending != nil && r.pending.queued {
 			r.pending.queued = false
 			batch = append(batch, r.pending)
 		}
@@ -152,7 +152,7 @@ func (b *Broker) takeAlterBatchLocked() []*alterItem {
 // requeueLocked puts items that must be re-sent back in the queue.
 func (b *Broker) requeueLocked(items []*alterItem) {
 	for _, it := range items {
-		if r := b.replicas[it.tp]; r != nil && r.pending == it && !it.queued {
+		if r := b.replicas.at(it.tp); r != nil && r.pending == it && !it.queued {
 			it.queued = true
 			b.alterQueue = append(b.alterQueue, it.tp)
 		}
@@ -224,7 +224,7 @@ func (b *Broker) applyAlterResponseLocked(batch []*alterItem, resp *kmsg.AlterPa
 		}
 	}
 	for _, it := range batch {
-		r := b.replicas[it.tp]
+		r := b.replicas.at(it.tp)
 		if r == nil || r.pending != it {
 			continue // the leadership changed meanwhile
 		}

@@ -46,8 +46,8 @@ type Broker struct {
 	epoch           int64
 	controllerEpoch int32
 	zkControllerID  int32
-	replicas        map[TopicPartition]*replica
-	logs            map[TopicPartition]znodes.UUID
+	replicas        partitionTable[*replica]
+	logs            partitionTable[znodes.UUID]
 	logEnds         map[TopicPartition]logEnd // scripted by SetLogEnd
 	cache           metadataCache
 	received        map[int16]int64
@@ -88,7 +88,6 @@ func newBroker(c *Cluster, spec BrokerSpec) (*Broker, error) {
 		log:            c.set.Logger.With().Int32("broker", spec.ID).Logger(),
 		port:           spec.Port,
 		zkControllerID: -1,
-		logs:           make(map[TopicPartition]znodes.UUID),
 		logEnds:        make(map[TopicPartition]logEnd),
 		received:       make(map[int16]int64),
 		sent:           make(map[int16]int64),
@@ -106,7 +105,7 @@ func newBroker(c *Cluster, spec BrokerSpec) (*Broker, error) {
 // resetLocked empties what a broker loses when its process restarts: the
 // replica state, the metadata cache and the controller epoch it saw.
 func (b *Broker) resetLocked() {
-	b.replicas = make(map[TopicPartition]*replica)
+	b.replicas = partitionTable[*replica]{}
 	b.cache = newMetadataCache()
 	b.controllerEpoch = 0
 	b.zkControllerID = -1
@@ -181,8 +180,8 @@ func (b *Broker) Partitions() map[TopicPartition]PartitionState {
 }
 
 func (b *Broker) partitionsLocked() map[TopicPartition]PartitionState {
-	out := make(map[TopicPartition]PartitionState, len(b.replicas))
-	for tp, r := range b.replicas {
+	out := make(map[TopicPartition]PartitionState, b.replicas.len())
+	for tp, r := range b.replicas.all() {
 		out[tp] = r.PartitionState
 	}
 	return out
@@ -216,7 +215,7 @@ func (b *Broker) Snapshot() Snapshot {
 func (b *Broker) snapshotLocked() Snapshot {
 	ctrl, _ := b.controllerLocked()
 	pending := 0
-	for _, r := range b.replicas {
+	for _, r := range b.replicas.all() {
 		if r.pending != nil {
 			pending++
 		}
@@ -229,7 +228,7 @@ func (b *Broker) snapshotLocked() Snapshot {
 		ControllerEpoch:        b.controllerEpoch,
 		ControllerID:           ctrl,
 		Partitions:             b.partitionsLocked(),
-		Log:                    maps.Clone(b.logs),
+		Log:                    maps.Collect(b.logs.all()),
 		LiveBrokers:            append([]LiveBroker(nil), b.cache.live...),
 		CachedPartitions:       b.cache.partitions,
 		Received:               copyCounters(b.received),

@@ -102,7 +102,7 @@ func (b *Broker) handleGetReplicaLogInfo(ctx context.Context, req *wire.Request)
 // hostedByIDLocked maps each topic id on disk to its partitions by index.
 func (b *Broker) hostedByIDLocked() map[znodes.UUID]map[int32]TopicPartition {
 	out := map[znodes.UUID]map[int32]TopicPartition{}
-	for tp, id := range b.logs {
+	for tp, id := range b.logs.all() {
 		if id.IsZero() {
 			continue
 		}
@@ -143,7 +143,7 @@ func (b *Broker) answerLogInfoLocked(rp *replicalog.GetReplicaLogInfoResponsePar
 		end, scripted := b.logEnds[tp]
 		if !scripted {
 			end = logEnd{offset: 0, epoch: -1}
-			if rep := b.replicas[tp]; rep != nil {
+			if rep := b.replicas.at(tp); rep != nil {
 				end.epoch = rep.LeaderEpoch
 			}
 		}

@@ -114,7 +114,7 @@ func (b *Broker) halt(inc *incarnation, crash bool) {
 		close(b.paused)
 		b.paused = nil
 	}
-	for _, r := range b.replicas {
+	for _, r := range b.replicas.all() {
 		r.pending = nil
 	}
 	b.alterQueue = nil

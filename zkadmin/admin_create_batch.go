@@ -29,7 +29,7 @@ type pendingTopic struct {
 	asg       [][]int32
 	ops       []Op   // the config put and the assignment create
 	written   []byte // the assignment znode's data in ops
-	cfgParent bool // ops create the config znode, which needs /config/topics
+	cfgParent bool   // ops create the config znode, which needs /config/topics
 }
 
 // CreateTopics creates many topics as CreateTopic creates one, but with one

@@ -97,42 +97,14 @@ func (a *Admin) CreateTopics(ctx context.Context, reqs []CreateTopicRequest) ([]
 // or a failure to talk to ZooKeeper.
 func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []CreateTopicOutcome,
 	attempt int) (rest []*pendingTopic, conflict, err error) {
-	// The config znodes and the parents of /config/topics/<t> do not count
-	// for the limits, so they are read alongside the cluster rather than
-	// after it: should one change before the multi, its create (or its
-	// version-checked set) fails the multi like any lost race.
 	timing := CreateRoundTiming{Topics: len(pending)}
 	began := time.Now()
 	if a.opts.OnCreateRound != nil {
 		defer func() { a.opts.OnCreateRound(timing) }()
 	}
-	var pre createPrefetch
-	c, parents, ok := (*Cluster)(nil), []Op(nil), false
-	if attempt == 1 && !anyDryRun(pending) {
-		c, parents, ok = a.takePreread(ctx)
-	}
-	if ok {
-		pre = assumeNoConfigs(pending, parents)
-	} else {
-		// A first attempt assumes, as a pre-read round does, that the new
-		// topics have no config znode: Kafka deletes it with the topic and
-		// its tools write none for a topic that does not exist, so one is
-		// left only by a deletion cut short. Such a znode fails the multi,
-		// and the next attempt reads it and overwrites it. Reading them
-		// all first cost a request per topic, the longest part of reading
-		// for a large request. With a single attempt allowed they are read.
-		readConfigs := attempt > 1 || anyDryRun(pending) || a.opts.MaxAttempts < 2
-		var wg sync.WaitGroup
-		wg.Go(func() { pre = a.prefetchCreates(ctx, pending, readConfigs) })
-		var err error
-		c, err = a.readForCreate(ctx)
-		wg.Wait()
-		if err == nil {
-			err = pre.err
-		}
-		if err != nil {
-			return nil, nil, failAll(out, pending, err)
-		}
+	c, pre, ok, err := a.readRound(ctx, pending, attempt)
+	if err != nil {
+		return nil, nil, failAll(out, pending, err)
 	}
 	timing.Preread = ok
 	timing.Read = time.Since(began)
@@ -165,6 +137,39 @@ func (a *Admin) createRound(ctx context.Context, pending []*pendingTopic, out []
 		defer func() { timing.Commit = time.Since(began) }()
 	}
 	return a.commitCreates(ctx, c, plan, out, attempt, pr)
+}
+
+// readRound is a round's read: the pre-read the last round left, when a
+// first attempt may take it (preread), else a fresh read of the cluster.
+//
+// The config znodes and the parents of /config/topics/<t> do not count
+// for the limits, so they are read alongside the cluster rather than
+// after it: should one change before the multi, its create (or its
+// version-checked set) fails the multi like any lost race.
+func (a *Admin) readRound(ctx context.Context, pending []*pendingTopic, attempt int) (c *Cluster, pre createPrefetch,
+	preread bool, err error) {
+	if attempt == 1 && !anyDryRun(pending) {
+		var parents []Op
+		if c, parents, preread = a.takePreread(ctx); preread {
+			return c, assumeNoConfigs(pending, parents), true, nil
+		}
+	}
+	// A first attempt assumes, as a pre-read round does, that the new
+	// topics have no config znode: Kafka deletes it with the topic and
+	// its tools write none for a topic that does not exist, so one is
+	// left only by a deletion cut short. Such a znode fails the multi,
+	// and the next attempt reads it and overwrites it. Reading them
+	// all first cost a request per topic, the longest part of reading
+	// for a large request. With a single attempt allowed they are read.
+	readConfigs := attempt > 1 || anyDryRun(pending) || a.opts.MaxAttempts < 2
+	var wg sync.WaitGroup
+	wg.Go(func() { pre = a.prefetchCreates(ctx, pending, readConfigs) })
+	c, err = a.readForCreate(ctx)
+	wg.Wait()
+	if err == nil {
+		err = pre.err
+	}
+	return c, pre, false, err
 }
 
 // errPrereadRefused is the "conflict" of a round planned on a pre-read
@@ -377,37 +382,15 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 		return nil, nil, failAll(out, plan.topics, err)
 	}
 	outcomes := a.sendCreateMultis(ctx, chain.ops, chunks)
-	version := c.TopicsVersion
-	// exact: every multi's fence saw the children version this round's
-	// listing, and the multis before it, leave (see topic_listing.go).
-	exact, cversion := c.TopicsExist, c.topicsCversion
-	var created []string
-	var createdTopics []*Topic
-	var warm []writtenTopic
-	defer func() { a.warmTopics(warm) }()
+	landed := newLandedRound(c)
+	defer func() { a.warmTopics(landed.warm) }()
 	for i, chunk := range chunks {
 		ops, res, err := chain.ops[i], outcomes[i].Res, outcomes[i].Err
 		if err != nil && errors.Is(err, ErrConnectionLoss) && a.confirmCreated(ctx, chunk[0].req.Topic, chunk[0].id) {
 			err, res = nil, nil // the multi landed: it is all or nothing
 		}
-		switch {
-		case err == nil:
-			exact = exact && fenceSaw(ops, res, cversion)
-			cversion += int32(len(chunk))
-			for _, p := range chunk {
-				out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
-					Ops: ops, Attempts: attempt, BrokerDefaults: readDefaults(c)}}
-				created = append(created, p.req.Topic)
-				warm = append(warm, writtenTopic{name: p.req.Topic, id: p.id, asg: p.asg, data: p.written})
-				if pr != nil {
-					createdTopics = append(createdTopics, plannedTopic(p))
-				}
-			}
-			if i == 0 && !c.TopicsExist {
-				version = 0 // the first multi created /brokers/topics
-			} else {
-				version++
-			}
+		if err == nil {
+			landed.add(c, i == 0, chunk, ops, res, out, attempt, pr != nil)
 			continue
 		}
 		a.finishPreread(pr, nil)
@@ -427,18 +410,64 @@ func (a *Admin) commitCreates(ctx context.Context, c *Cluster, plan createPlan, 
 	if len(chunks) > 1 {
 		a.markerParentKnown.Store(true)
 	}
-	if c.TopicsExist && len(created) > 0 && !exact {
-		// Another writer created or deleted a topic since this round's
-		// listing: the next round lists again, on a fresh read.
+	a.keepRoundListing(c, landed, pr)
+	return nil, nil, nil
+}
+
+// landedRound tallies the multis of a round that landed, in order.
+type landedRound struct {
+	version int32 // the version of /brokers/topics they left
+	// exact: every multi's fence saw the children version this round's
+	// listing, and the multis before it, leave (see topic_listing.go).
+	exact    bool
+	cversion int32
+	created  []string
+	topics   []*Topic       // what they created, for the next round's pre-read
+	warm     []writtenTopic // what they created, for the topic cache
+}
+
+func newLandedRound(c *Cluster) *landedRound {
+	return &landedRound{version: c.TopicsVersion, exact: c.TopicsExist, cversion: c.topicsCversion}
+}
+
+// add records a multi that landed, first of the round or not, holding
+// chunk's topics, and gives each its outcome; prereading keeps the topics
+// for the next round's pre-read.
+func (l *landedRound) add(c *Cluster, first bool, chunk []*pendingTopic, ops []Op, res []OpResult,
+	out []CreateTopicOutcome, attempt int, prereading bool) {
+	l.exact = l.exact && fenceSaw(ops, res, l.cversion)
+	l.cversion += int32(len(chunk))
+	for _, p := range chunk {
+		out[p.idx] = CreateTopicOutcome{Result: &CreateTopicResult{TopicID: p.id, Assignment: p.asg,
+			Ops: ops, Attempts: attempt, BrokerDefaults: readDefaults(c)}}
+		l.created = append(l.created, p.req.Topic)
+		l.warm = append(l.warm, writtenTopic{name: p.req.Topic, id: p.id, asg: p.asg, data: p.written})
+		if prereading {
+			l.topics = append(l.topics, plannedTopic(p))
+		}
+	}
+	if first && !c.TopicsExist {
+		l.version = 0 // the first multi created /brokers/topics
+	} else {
+		l.version++
+	}
+}
+
+// keepRoundListing keeps, after a round whose multis all landed, the
+// listing of /brokers/topics with its topics added, and hands the next
+// round's pre-read what they created; unless another writer created or
+// deleted a topic since this round's listing, in which case the next
+// round lists again, on a fresh read.
+func (a *Admin) keepRoundListing(c *Cluster, landed *landedRound, pr *createPreread) {
+	if c.TopicsExist && len(landed.created) > 0 && !landed.exact {
 		a.listing.set(nil)
 		a.finishPreread(pr, nil)
-		return nil, nil, nil
+		return
 	}
-	if c.TopicsExist && len(created) > 0 {
-		a.listing.set(c.listingAfter(created, version, exact))
+	if c.TopicsExist && len(landed.created) > 0 {
+		a.listing.set(c.listingAfter(landed.created, landed.version, landed.exact))
 	}
-	a.finishPreread(pr, &roundCreated{topics: createdTopics, version: version})
-	return nil, nil, nil
+	a.finishPreread(pr, &roundCreated{topics: landed.topics, version: landed.version})
 }
 
 // minPipelinedOps is the fewest ops chunkCreates puts in a multi to have

@@ -14,8 +14,14 @@ type gaugeCounts struct {
 }
 
 // topicCounts is one topic's share of the gauges (Kafka's updateMetrics):
-// partitions; offline and not preferred-led ones, topics queued for
-// deletion excepted; and those holding KIP-966 ELR state.
+// partitions with leadership (partitionWithLeadersCount: a partition
+// whose state znode was never written or read is not counted); offline
+// ones, of topics whose deletion has not started (Kafka's
+// updatePartitionStateMetrics; a started deletion moves the partitions to
+// NonExistentPartition, StartTopicDeletion); those not led by their
+// preferred replica, of topics not queued for deletion
+// (updatePreferredReplicaImbalanceMetric); and those holding KIP-966 ELR
+// state.
 type topicCounts struct {
 	partitions, offline, imbalance, withELR, withLastKnownELR int
 }
@@ -33,20 +39,20 @@ func countTopic(cc *clusterContext, name string, t *topic) topicCounts {
 	var n topicCounts
 	deleting := cc.deleting[name]
 	for _, p := range t.parts {
-		n.partitions++
-		if p.lead != nil && len(p.lead.ELR) > 0 {
-			n.withELR++
-		}
-		if p.lead != nil && len(p.lead.LastKnownELR) > 0 {
-			n.withLastKnownELR++
-		}
-		if deleting {
-			continue
-		}
 		if p.state == election.OfflinePartition {
 			n.offline++
 		}
-		if p.lead != nil && !election.HasPreferredLeader(p.assign, *p.lead) {
+		if p.lead == nil {
+			continue
+		}
+		n.partitions++
+		if len(p.lead.ELR) > 0 {
+			n.withELR++
+		}
+		if len(p.lead.LastKnownELR) > 0 {
+			n.withLastKnownELR++
+		}
+		if !deleting && !election.HasPreferredLeader(p.assign, *p.lead) {
 			n.imbalance++
 		}
 	}

@@ -32,10 +32,10 @@ func newMetrics(reg prometheus.Registerer, queue *eventQueue) (*metrics, error) 
 	}
 	m := &metrics{
 		active:     gauge("ActiveControllerCount", "1 when this node is the active controller, else 0."),
-		offline:    gauge("OfflinePartitionsCount", "Partitions in the OfflinePartition state (topics being deleted excepted)."),
+		offline:    gauge("OfflinePartitionsCount", "Partitions in the OfflinePartition state (topics whose deletion has started excepted)."),
 		imbalance:  gauge("PreferredReplicaImbalanceCount", "Partitions whose leader is not their preferred replica."),
 		topics:     gauge("GlobalTopicCount", "Topics known to the active controller."),
-		partitions: gauge("GlobalPartitionCount", "Partitions known to the active controller."),
+		partitions: gauge("GlobalPartitionCount", "Partitions with leadership known to the active controller."),
 		state:      gauge("ControllerState", "What the controller event loop is doing (Kafka's ControllerState values; 0 idle)."),
 		leaderElection: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: "kafka_controller", Subsystem: "ControllerStats", Name: "LeaderElectionRateAndTimeMs",

@@ -135,7 +135,7 @@ func (c *Controller) classifyDesignated(ls *leaderState, ds []designation,
 			results[d.tp] = electResult{code: kerr.InvalidReplicaAssignment.Code,
 				msg: designatedNotReplica(d, p.assign.Replicas)}
 		case election.DesignatedNotNeeded:
-			results[d.tp] = electResult{code: kerr.ElectionNotNeeded.Code}
+			results[d.tp] = electionNotNeeded
 		default:
 			byLeader[d.leader] = append(byLeader[d.leader], d.tp)
 		}

@@ -52,6 +52,10 @@ type electResult struct {
 	msg  string
 }
 
+// electionNotNeeded is ELECTION_NOT_NEEDED with the message Kafka sends
+// (ApiError's default text for the code).
+var electionNotNeeded = electResult{code: kerr.ElectionNotNeeded.Code, msg: "Leader election not needed for topic partition."}
+
 // onElectLeaders is Kafka's ReplicaLeaderElection for an admin client
 // (reference §2.7), plus the designated elections of v3's desired leaders
 // (designated.go). Kafka's broker holds the response until its metadata
@@ -111,7 +115,8 @@ func (c *Controller) electByType(ls *leaderState, req *kmsg.ElectLeadersRequest,
 // classifyElection answers the partitions that need no election and
 // returns those that do. With no topics listed, every partition is
 // considered and ELECTION_NOT_NEEDED is left out of the answer, as Kafka's
-// broker does.
+// broker does. A partition listed twice is elected once: Kafka makes a set
+// of the request's partitions.
 func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersRequest, typ election.ElectionType,
 	results map[TopicPartition]electResult) []TopicPartition {
 	cc := ls.cc
@@ -120,9 +125,14 @@ func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersReq
 	if all {
 		asked = cc.sortedPartitions()
 	}
+	seen := map[TopicPartition]bool{}
 	for _, t := range req.Topics {
 		for _, p := range t.Partitions {
-			asked = append(asked, TopicPartition{Topic: t.Topic, Partition: p})
+			tp := TopicPartition{Topic: t.Topic, Partition: p}
+			if !seen[tp] {
+				seen[tp] = true
+				asked = append(asked, tp)
+			}
 		}
 	}
 	var electable []TopicPartition
@@ -135,7 +145,7 @@ func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersReq
 		if election.ElectionNeeded(typ, cc, p.assign.Replicas, leaderOf(p)) {
 			electable = append(electable, tp)
 		} else if !all {
-			results[tp] = electResult{code: kerr.ElectionNotNeeded.Code}
+			results[tp] = electionNotNeeded
 		}
 	}
 	return electable
@@ -146,8 +156,8 @@ func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersReq
 func electionRefused(cc *clusterContext, tp TopicPartition, p *partition) (electResult, bool) {
 	switch {
 	case p == nil:
-		return electResult{code: kerr.UnknownTopicOrPartition.Code,
-			msg: fmt.Sprintf("The partition %s does not exist.", tp)}, true
+		// Kafka's text, which its own tests match.
+		return electResult{code: kerr.UnknownTopicOrPartition.Code, msg: "The partition does not exist."}, true
 	case cc.deleting[tp.Topic]:
 		return electResult{code: kerr.InvalidTopicException.Code, msg: "The topic is being deleted"}, true
 	}

@@ -69,5 +69,5 @@ func TestReassignThenPreferredElection(t *testing.T) {
 		t.Errorf("all partitions:\n%s", r.out)
 	}
 	want(t, c.wire(t, "elect", "--election-type", "preferred", "--topic", "mv", "--partition", "9"), 1,
-		"Error: The partition mv-9 does not exist.")
+		"Error: mv-9: The partition does not exist.")
 }

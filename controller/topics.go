@@ -65,6 +65,15 @@ func (c *Controller) applyTopicList(ls *leaderState, names []string, listedSeq u
 	if len(fresh) == 0 {
 		return nil
 	}
+	return c.addTopics(ls, fresh)
+}
+
+// addTopics reads topics the context does not have and brings them
+// online. One whose znode is gone, or does not decode, is left out (and
+// logged); its data watch stays armed, so a fix of its znode comes back
+// through onPartitionModifications.
+func (c *Controller) addTopics(ls *leaderState, fresh []string) error {
+	cc := ls.cc
 	slices.Sort(fresh)
 	reads, err := c.readTopics(ls.ctx, ls, fresh)
 	if err != nil {
@@ -97,11 +106,18 @@ func (c *Controller) applyTopicList(ls *leaderState, names []string, listedSeq u
 func (c *Controller) onPartitionModifications(ls *leaderState, name string) error {
 	t := ls.cc.topics[name]
 	data, stat, err := ls.watches.get(ls.ctx, c.zk, znodes.TopicPath(name))
-	if errors.Is(err, zkadmin.ErrNoNode) || t == nil {
+	if errors.Is(err, zkadmin.ErrNoNode) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("read topic %s: %w", name, err)
+	}
+	if t == nil {
+		// A topic listed earlier whose znode did not decode then, fixed
+		// since: it is new now. Kafka keeps such a topic among its topics
+		// with its modification handler, and creates its partitions when
+		// the znode changes.
+		return c.addTopics(ls, []string{name})
 	}
 	a, err := znodes.DecodeTopicAssignment(name, data)
 	if err != nil {
@@ -124,8 +140,13 @@ func (c *Controller) onPartitionModifications(ls *leaderState, name string) erro
 	if err != nil {
 		return err
 	}
-	// Keep the known partitions' assignments as the context has them.
+	// Keep the known partitions' assignments as the context has them, and
+	// the topic's id when the znode lost it (from IBP 2.8, prepareTopic
+	// has just written it back).
 	merged := a
+	if merged.TopicID.IsZero() {
+		merged.TopicID = t.id
+	}
 	merged.Partitions = map[int32][]int32{}
 	for p, replicas := range a.Partitions {
 		if old := t.parts[p]; old != nil {
@@ -215,9 +236,17 @@ func (c *Controller) prepareTopic(ls *leaderState, name string, r topicRead, onl
 func (c *Controller) fixAssignment(ls *leaderState, name string, a znodes.TopicAssignment, only []int32) (znodes.TopicAssignment, bool, error) {
 	changed := false
 	if a.TopicID.IsZero() && c.ibp.TopicIDsSupported() {
-		id, err := znodes.NewTopicID(rand.Reader)
-		if err != nil {
-			return a, false, err
+		// A known topic whose znode lost its id (a tool older than 2.8
+		// adding partitions rewrites it without one) keeps the id it has:
+		// its partitions' logs carry it, and a broker refuses a
+		// LeaderAndIsr naming another (INCONSISTENT_TOPIC_ID). Kafka's
+		// controller keeps it too.
+		id, known := ls.cc.TopicID(name)
+		if !known {
+			var err error
+			if id, err = znodes.NewTopicID(rand.Reader); err != nil {
+				return a, false, err
+			}
 		}
 		a.TopicID, changed = id, true
 	}

@@ -10,27 +10,27 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zsmLoadCase is one topic written by other tools before the controller
+// smLoadCase is one topic written by other tools before the controller
 // starts, and what the controller must make of it. Every topic has one
 // partition, 0.
-type zsmLoadCase struct {
+type smLoadCase struct {
 	name      string
 	topic     string // raw /brokers/topics/<t> JSON
 	state     []byte // raw state znode; nil: none
 	untouched bool   // the state znode must stay byte for byte
 	// want is the state znode afterwards (when !untouched and non-nil):
 	// leader, leader epoch, controller epoch, ISR.
-	want *zsmState
+	want *smState
 	// view is the partition's leader in the snapshot.
 	view int32
 }
 
-type zsmState struct {
+type smState struct {
 	leader, leaderEpoch, controllerEpoch int32
 	isr                                  []int32
 }
 
-func (s zsmState) String() string {
+func (s smState) String() string {
 	return fmt.Sprintf("leader %d epoch %d controller epoch %d isr %v", s.leader, s.leaderEpoch, s.controllerEpoch, s.isr)
 }
 
@@ -62,17 +62,17 @@ func TestLoadAwkwardCluster(t *testing.T) {
 	registerBroker(t, obs, 1, "127.0.0.1", 1)
 	registerBroker(t, obs, 2, "127.0.0.1", 1)
 	const id = "qSVG0ukwQZqMS74sw61E-w"
-	cases := []zsmLoadCase{
+	cases := []smLoadCase{
 		{name: "plain", topic: `{"version":1,"partitions":{"0":[1,2]},"x_tool":"keep"}`,
-			want: &zsmState{1, 0, 42, []int32{1, 2}}, view: 1},
+			want: &smState{1, 0, 42, []int32{1, 2}}, view: 1},
 		{name: "withid", topic: `{"version":3,"topic_id":"` + id + `","partitions":{"0":[1,2]}}`,
 			state: encodeTestState(t, 2, 3, 40, 2, 1), untouched: true, view: 2},
 		{name: "deadonly", topic: `{"version":1,"partitions":{"0":[3]}}`, view: -1},
 		{name: "deadleader", topic: `{"version":1,"partitions":{"0":[3,1,2]}}`,
 			state: []byte(`{"controller_epoch":40,"leader":3,"version":1,"leader_epoch":5,"isr":[3,1],"x_custom":7}`),
-			want:  &zsmState{1, 7, 42, []int32{1}}, view: 1},
+			want:  &smState{1, 7, 42, []int32{1}}, view: 1},
 		{name: "isrdead", topic: `{"version":1,"partitions":{"0":[3,1]}}`,
-			state: encodeTestState(t, 3, 5, 40, 3), want: &zsmState{-1, 6, 42, []int32{3}}, view: -1},
+			state: encodeTestState(t, 3, 5, 40, 3), want: &smState{-1, 6, 42, []int32{3}}, view: -1},
 		{name: "notjson", topic: `{"version":1,"partitions":{"0":[1]}}`, state: []byte("leader=1"), untouched: true, view: -1},
 		{name: "missingfields", topic: `{"version":1,"partitions":{"0":[1]}}`, state: []byte(`{"version":1,"leader":1}`),
 			untouched: true, view: -1},
@@ -102,7 +102,7 @@ func TestLoadAwkwardCluster(t *testing.T) {
 		if tc.want != nil {
 			waitFor(t, fmt.Sprintf("%s-0 state %v", tc.name, *tc.want), func() bool {
 				st, ok := tryReadState(t, obs, tc.name, 0)
-				got := zsmState{st.Leader, st.LeaderEpoch, st.ControllerEpoch, st.ISR}
+				got := smState{st.Leader, st.LeaderEpoch, st.ControllerEpoch, st.ISR}
 				return ok && got.String() == tc.want.String()
 			})
 		}
@@ -133,24 +133,24 @@ func TestLoadAwkwardCluster(t *testing.T) {
 	if got := metricValue(t, n, "kafka_controller_KafkaController_OfflinePartitionsCount"); got != 3 {
 		t.Errorf("OfflinePartitionsCount %v, want 3 (isrdead, notjson, missingfields; New partitions are not offline)", got)
 	}
-	zsmCheckTopicIDs(t, n, obs, id)
+	smCheckTopicIDs(t, n, obs, id)
 
 	registerBroker(t, obs, 3, "127.0.0.1", 1)
 	for _, w := range []struct {
 		topic string
-		want  zsmState
-	}{{"deadonly", zsmState{3, 0, 42, []int32{3}}}, {"isrdead", zsmState{3, 7, 42, []int32{3}}}} {
+		want  smState
+	}{{"deadonly", smState{3, 0, 42, []int32{3}}}, {"isrdead", smState{3, 7, 42, []int32{3}}}} {
 		waitFor(t, fmt.Sprintf("%s-0 led by 3 once it registers", w.topic), func() bool {
 			st, ok := tryReadState(t, obs, w.topic, 0)
-			return ok && (zsmState{st.Leader, st.LeaderEpoch, st.ControllerEpoch, st.ISR}).String() == w.want.String()
+			return ok && (smState{st.Leader, st.LeaderEpoch, st.ControllerEpoch, st.ISR}).String() == w.want.String()
 		})
 	}
 }
 
-// zsmCheckTopicIDs: "plain" got an id, written back with its unknown
+// smCheckTopicIDs: "plain" got an id, written back with its unknown
 // field kept and shown in the snapshot; "withid" kept its id and its
 // znode was not rewritten.
-func zsmCheckTopicIDs(t *testing.T, n *node, obs *zkadmin.Client, id string) {
+func smCheckTopicIDs(t *testing.T, n *node, obs *zkadmin.Client, id string) {
 	t.Helper()
 	data, stat, err := obs.Get(testCtx(t), znodes.TopicPath("plain"))
 	if err != nil {

@@ -13,20 +13,20 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zreqCluster is a controller over brokers registered straight in
+// rqCluster is a controller over brokers registered straight in
 // ZooKeeper: no broker process answers (the controller's requests to them
 // fail and are retried in the background), so nothing but the test sends
 // AlterPartition or changes a partition's state. That makes the
 // request-path tests exact: every epoch the test asserts is one it caused.
-type zreqCluster struct {
+type rqCluster struct {
 	obs *zkadmin.Client
 	ctl *node
 }
 
-// zreqStart registers brokers, runs setup (topics and state znodes written
+// rqStart registers brokers, runs setup (topics and state znodes written
 // before the controller loads them), then starts the controller and waits
 // until it is ready with every broker listed.
-func zreqStart(t *testing.T, brokers []int32, setup func(obs *zkadmin.Client)) *zreqCluster {
+func rqStart(t *testing.T, brokers []int32, setup func(obs *zkadmin.Client)) *rqCluster {
 	t.Helper()
 	chroot := testChroot(t)
 	obs := connectZK(t, chroot, "", 0)
@@ -40,13 +40,13 @@ func zreqStart(t *testing.T, brokers []int32, setup func(obs *zkadmin.Client)) *
 	waitFor(t, "controller ready with every broker", func() bool {
 		return ctl.c.Status().Ready && len(ctl.c.Snapshot().Brokers) == len(brokers)
 	})
-	return &zreqCluster{obs: obs, ctl: ctl}
+	return &rqCluster{obs: obs, ctl: ctl}
 }
 
-// zreqTopic writes a topic's assignment and, for the partitions listed in
+// rqTopic writes a topic's assignment and, for the partitions listed in
 // states, their state znodes (so that the controller loads them as they
 // are instead of creating them).
-func zreqTopic(t *testing.T, obs *zkadmin.Client, name string, parts map[int32][]int32, states map[int32][]byte) {
+func rqTopic(t *testing.T, obs *zkadmin.Client, name string, parts map[int32][]int32, states map[int32][]byte) {
 	t.Helper()
 	createTopic(t, obs, name, parts)
 	for p, data := range states {
@@ -54,8 +54,8 @@ func zreqTopic(t *testing.T, obs *zkadmin.Client, name string, parts map[int32][
 	}
 }
 
-// zreqState encodes a partition state znode with every field the tests set.
-func zreqState(t *testing.T, s znodes.PartitionState) []byte {
+// rqState encodes a partition state znode with every field the tests set.
+func rqState(t *testing.T, s znodes.PartitionState) []byte {
 	t.Helper()
 	data, err := s.Encode()
 	if err != nil {
@@ -66,7 +66,7 @@ func zreqState(t *testing.T, s znodes.PartitionState) []byte {
 
 // epoch returns a registered broker's epoch (its znode's czxid) as the
 // controller knows it.
-func (zc *zreqCluster) epoch(t *testing.T, id int32) int64 {
+func (zc *rqCluster) epoch(t *testing.T, id int32) int64 {
 	t.Helper()
 	for _, b := range zc.ctl.c.Snapshot().Brokers {
 		if b.ID == id {
@@ -79,7 +79,7 @@ func (zc *zreqCluster) epoch(t *testing.T, id int32) int64 {
 
 // topicID waits until the controller knows the topic with an id for every
 // partition listed, and returns the id.
-func (zc *zreqCluster) topicID(t *testing.T, name string, parts int) [16]byte {
+func (zc *rqCluster) topicID(t *testing.T, name string, parts int) [16]byte {
 	t.Helper()
 	var id [16]byte
 	waitFor(t, fmt.Sprintf("topic %s loaded with %d partitions", name, parts), func() bool {
@@ -95,7 +95,7 @@ func (zc *zreqCluster) topicID(t *testing.T, name string, parts int) [16]byte {
 
 // kill deletes a broker's registration, as its session expiring would, and
 // waits until the controller has handled it.
-func (zc *zreqCluster) kill(t *testing.T, id int32) {
+func (zc *rqCluster) kill(t *testing.T, id int32) {
 	t.Helper()
 	if err := zc.obs.Delete(testCtx(t), znodes.BrokerIDPath(id), zkadmin.AnyVersion); err != nil {
 		t.Fatalf("deregister broker %d: %v", id, err)
@@ -107,7 +107,7 @@ func (zc *zreqCluster) kill(t *testing.T, id int32) {
 
 // revive registers a broker again (a new czxid, hence a new epoch) and
 // waits until the controller lists it.
-func (zc *zreqCluster) revive(t *testing.T, id int32) {
+func (zc *rqCluster) revive(t *testing.T, id int32) {
 	t.Helper()
 	registerBroker(t, zc.obs, id, "127.0.0.1", 1)
 	waitFor(t, fmt.Sprintf("broker %d back", id), func() bool {
@@ -117,7 +117,7 @@ func (zc *zreqCluster) revive(t *testing.T, id int32) {
 
 // version returns the state znode's version (the partition epoch) without
 // decoding it.
-func (zc *zreqCluster) version(t *testing.T, topic string, p int32) int32 {
+func (zc *rqCluster) version(t *testing.T, topic string, p int32) int32 {
 	t.Helper()
 	_, stat, err := zc.obs.Get(testCtx(t), znodes.PartitionStatePath(topic, p))
 	if err != nil {
@@ -128,7 +128,7 @@ func (zc *zreqCluster) version(t *testing.T, topic string, p int32) int32 {
 
 // waitView waits until the controller's snapshot shows tp with the
 // leadership of the state znode (leader, epochs, ISR) and returns it.
-func (zc *zreqCluster) waitView(t *testing.T, topic string, p int32) election.LeaderAndIsr {
+func (zc *rqCluster) waitView(t *testing.T, topic string, p int32) election.LeaderAndIsr {
 	t.Helper()
 	var st election.LeaderAndIsr
 	waitFor(t, fmt.Sprintf("snapshot of %s-%d agrees with ZooKeeper", topic, p), func() bool {
@@ -144,9 +144,9 @@ func (zc *zreqCluster) waitView(t *testing.T, topic string, p int32) election.Le
 	return st
 }
 
-// zreqSameState fails unless two reads of a state znode are equal in every
+// rqSameState fails unless two reads of a state znode are equal in every
 // field the controller writes.
-func zreqSameState(t *testing.T, what string, got, want election.LeaderAndIsr) {
+func rqSameState(t *testing.T, what string, got, want election.LeaderAndIsr) {
 	t.Helper()
 	if got.Leader != want.Leader || got.LeaderEpoch != want.LeaderEpoch || got.PartitionEpoch != want.PartitionEpoch ||
 		!slices.Equal(got.ISR, want.ISR) || got.LeaderRecoveryState != want.LeaderRecoveryState ||
@@ -155,9 +155,9 @@ func zreqSameState(t *testing.T, what string, got, want election.LeaderAndIsr) {
 	}
 }
 
-// zreqElect sends an ElectLeaders request and returns its per-partition
+// rqElect sends an ElectLeaders request and returns its per-partition
 // results keyed "topic-partition".
-func zreqElect(t *testing.T, c *Controller, version int16, typ int8, topics map[string][]int32) (
+func rqElect(t *testing.T, c *Controller, version int16, typ int8, topics map[string][]int32) (
 	*kmsg.ElectLeadersResponse, map[string]kmsg.ElectLeadersResponseTopicPartition) {
 	t.Helper()
 	req := kmsg.NewPtrElectLeadersRequest()

@@ -13,9 +13,9 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zsmFrozen is a deep copy of a view's topics, to compare a published view
+// smFrozen is a deep copy of a view's topics, to compare a published view
 // with itself later.
-func zsmFrozen(v *MetadataView) map[string]TopicView {
+func smFrozen(v *MetadataView) map[string]TopicView {
 	out := map[string]TopicView{}
 	for name, tv := range v.Topics.All() {
 		c := *tv
@@ -39,18 +39,18 @@ func zsmFrozen(v *MetadataView) map[string]TopicView {
 // leadership reads leader -1 and leader epoch -1, and Offline lists the
 // replicas that are dead, shutting down or on a failed log directory.
 func TestSnapshotContents(t *testing.T) {
-	b := zsmNewBare(t)
+	b := smNewBare(t)
 	ls := b.lead(t, 7)
 	cc := ls.cc
-	zsmBroker(cc, 3, "r1")
-	zsmBroker(cc, 1, "r2")
-	zsmBroker(cc, 2, "r1")
+	smBroker(cc, 3, "r1")
+	smBroker(cc, 1, "r2")
+	smBroker(cc, 2, "r1")
 	cc.shuttingDown[2] = true
-	cc.offlineDirs[3] = map[TopicPartition]bool{zsmTP("a", 0): true}
-	cc.putTopic("a", znodes.TopicAssignment{TopicID: zsmID(1),
+	cc.offlineDirs[3] = map[TopicPartition]bool{smTP("a", 0): true}
+	cc.putTopic("a", znodes.TopicAssignment{TopicID: smID(1),
 		Partitions:     map[int32][]int32{10: {1, 2}, 0: {1, 2, 3}, 1: {3, 4}},
 		AddingReplicas: map[int32][]int32{1: {4}}, RemovingReplicas: map[int32][]int32{1: {3}}})
-	cc.partition(zsmTP("a", 0)).lead = &election.LeaderAndIsr{Leader: 1, LeaderEpoch: 2, PartitionEpoch: 5,
+	cc.partition(smTP("a", 0)).lead = &election.LeaderAndIsr{Leader: 1, LeaderEpoch: 2, PartitionEpoch: 5,
 		ISR: []int32{1, 2, 3}, ELR: []int32{2}, LastKnownELR: []int32{3}}
 	cc.putTopic("b", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}})
 	cc.deleting["b"] = true
@@ -63,7 +63,7 @@ func TestSnapshotContents(t *testing.T) {
 	}
 	var brokers []string
 	for _, bv := range v.Brokers {
-		brokers = append(brokers, zsmFormatBroker(bv))
+		brokers = append(brokers, smFormatBroker(bv))
 	}
 	if want := []string{"1 e1001 r2 live", "2 e1002 r1 shutting-down", "3 e1003 r1 live"}; !slices.Equal(brokers, want) {
 		t.Fatalf("brokers %v, want %v", brokers, want)
@@ -75,7 +75,7 @@ func TestSnapshotContents(t *testing.T) {
 		t.Fatalf("%d topics, want 2", v.Topics.Len())
 	}
 	a := v.Topics.Get("a")
-	if a == nil || a.ID != zsmID(1) || a.Deleting {
+	if a == nil || a.ID != smID(1) || a.Deleting {
 		t.Fatalf("topic a %+v", a)
 	}
 	want := []PartitionView{
@@ -93,7 +93,7 @@ func TestSnapshotContents(t *testing.T) {
 	}
 }
 
-func zsmFormatBroker(b BrokerView) string {
+func smFormatBroker(b BrokerView) string {
 	rack, state := "-", "live"
 	if b.Rack != nil {
 		rack = *b.Rack
@@ -110,29 +110,29 @@ func zsmFormatBroker(b BrokerView) string {
 // pointer, so that callers can cache per topic view; and an event that
 // changed nothing publishes nothing.
 func TestSnapshotImmutableAndShared(t *testing.T) {
-	b := zsmNewBare(t)
+	b := smNewBare(t)
 	ls := b.lead(t, 1)
-	zsmBroker(ls.cc, 1, "")
-	zsmBroker(ls.cc, 2, "")
+	smBroker(ls.cc, 1, "")
+	smBroker(ls.cc, 2, "")
 	for _, name := range []string{"x", "y", "z"} {
 		ls.cc.putTopic(name, znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1, 2}}})
-		ls.cc.partition(zsmTP(name, 0)).lead = &election.LeaderAndIsr{Leader: 1, ISR: []int32{1, 2}}
+		ls.cc.partition(smTP(name, 0)).lead = &election.LeaderAndIsr{Leader: 1, ISR: []int32{1, 2}}
 	}
 	b.c.markAllDirty(ls)
 	b.c.afterEvent()
 	v1 := b.c.Snapshot()
-	frozen := zsmFrozen(v1)
+	frozen := smFrozen(v1)
 
 	// An event changes x in place, re-elects y, removes z, adds w and
 	// loses broker 2.
-	px := ls.cc.partition(zsmTP("x", 0))
+	px := ls.cc.partition(smTP("x", 0))
 	px.assign.Replicas[0], px.lead.ISR[0] = 42, 42
-	b.c.markDirty(zsmTP("x", 0))
-	b.c.setLeadership(ls, zsmTP("y", 0), election.LeaderAndIsr{Leader: 2, LeaderEpoch: 1, ISR: []int32{2}})
+	b.c.markDirty(smTP("x", 0))
+	b.c.setLeadership(ls, smTP("y", 0), election.LeaderAndIsr{Leader: 2, LeaderEpoch: 1, ISR: []int32{2}})
 	ls.cc.removeTopic("z")
-	b.c.markDirty(zsmTP("z", 0))
+	b.c.markDirty(smTP("z", 0))
 	ls.cc.putTopic("w", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {2}}})
-	b.c.markDirty(zsmTP("w", 0))
+	b.c.markDirty(smTP("w", 0))
 	delete(ls.cc.brokers, 2)
 	b.c.afterEvent()
 	v2 := b.c.Snapshot()
@@ -140,7 +140,7 @@ func TestSnapshotImmutableAndShared(t *testing.T) {
 	if v2 == v1 {
 		t.Fatal("no new view after a change")
 	}
-	if got := zsmFrozen(v1); !reflect.DeepEqual(got, frozen) {
+	if got := smFrozen(v1); !reflect.DeepEqual(got, frozen) {
 		t.Fatalf("the earlier view changed:\n got %+v\nwant %+v", got, frozen)
 	}
 	if len(v1.Brokers) != 2 || len(v2.Brokers) != 1 {
@@ -156,7 +156,7 @@ func TestSnapshotImmutableAndShared(t *testing.T) {
 		t.Fatal("z and w: want z only in the earlier view and w only in the later one")
 	}
 	// The next event marks x only: y and w are shared, x is rebuilt.
-	b.c.markDirty(zsmTP("x", 0))
+	b.c.markDirty(smTP("x", 0))
 	b.c.afterEvent()
 	v3 := b.c.Snapshot()
 	if v3.Topics.Get("y") != v2.Topics.Get("y") || v3.Topics.Get("w") != v2.Topics.Get("w") {
@@ -176,9 +176,9 @@ func TestSnapshotImmutableAndShared(t *testing.T) {
 // leadership lists every topic even though the event marked none, since
 // nothing of the earlier leadership may be shared.
 func TestSnapshotAcrossLeaderships(t *testing.T) {
-	b := zsmNewBare(t)
+	b := smNewBare(t)
 	ls := b.lead(t, 1)
-	zsmBroker(ls.cc, 1, "r")
+	smBroker(ls.cc, 1, "r")
 	ls.cc.putTopic("t", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}})
 	b.c.markAllDirty(ls)
 	b.c.afterEvent()
@@ -199,7 +199,7 @@ func TestSnapshotAcrossLeaderships(t *testing.T) {
 	}
 
 	ls2 := b.lead(t, 2)
-	zsmBroker(ls2.cc, 1, "r")
+	smBroker(ls2.cc, 1, "r")
 	ls2.cc.putTopic("t", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}})
 	ls2.cc.putTopic("u", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}})
 	b.c.viewDirty = true // no topic marked
@@ -219,7 +219,7 @@ func TestSnapshotAcrossLeaderships(t *testing.T) {
 // first published view that satisfies it; and when the context ends first
 // it returns the latest view with the context's error.
 func TestSnapshotWait(t *testing.T) {
-	b := zsmNewBare(t)
+	b := smNewBare(t)
 	ls := b.lead(t, 1)
 	done, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -237,10 +237,10 @@ func TestSnapshotWait(t *testing.T) {
 		got <- result{v, err}
 	}()
 	ls.cc.putTopic("early", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}})
-	b.c.markDirty(zsmTP("early", 0))
+	b.c.markDirty(smTP("early", 0))
 	b.c.afterEvent()
 	ls.cc.putTopic("late", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}})
-	b.c.markDirty(zsmTP("late", 0))
+	b.c.markDirty(smTP("late", 0))
 	b.c.afterEvent()
 	r := <-got
 	if r.err != nil || r.v != b.c.Snapshot() {
@@ -279,7 +279,7 @@ func TestSnapshotLiveTopicChanges(t *testing.T) {
 	if err != nil {
 		t.Fatalf("x and y never came online: %v", err)
 	}
-	frozen := zsmFrozen(v1)
+	frozen := smFrozen(v1)
 
 	id := v1.Topics.Get("x").ID
 	data, _ := znodes.TopicAssignment{TopicID: id, Partitions: map[int32][]int32{0: {1, 2}, 1: {2, 1}}}.Encode()
@@ -296,7 +296,7 @@ func TestSnapshotLiveTopicChanges(t *testing.T) {
 	if v2.Topics.Get("y") != v1.Topics.Get("y") {
 		t.Error("adding a partition to x rebuilt y's view")
 	}
-	if got := zsmFrozen(v1); !reflect.DeepEqual(got, frozen) {
+	if got := smFrozen(v1); !reflect.DeepEqual(got, frozen) {
 		t.Errorf("an earlier view changed:\n got %+v\nwant %+v", got, frozen)
 	}
 

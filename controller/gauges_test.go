@@ -13,20 +13,20 @@ import (
 )
 
 const (
-	zsmActive     = "kafka_controller_KafkaController_ActiveControllerCount"
-	zsmOffline    = "kafka_controller_KafkaController_OfflinePartitionsCount"
-	zsmImbalance  = "kafka_controller_KafkaController_PreferredReplicaImbalanceCount"
-	zsmTopics     = "kafka_controller_KafkaController_GlobalTopicCount"
-	zsmPartitions = "kafka_controller_KafkaController_GlobalPartitionCount"
+	smActive     = "kafka_controller_KafkaController_ActiveControllerCount"
+	smOffline    = "kafka_controller_KafkaController_OfflinePartitionsCount"
+	smImbalance  = "kafka_controller_KafkaController_PreferredReplicaImbalanceCount"
+	smTopics     = "kafka_controller_KafkaController_GlobalTopicCount"
+	smPartitions = "kafka_controller_KafkaController_GlobalPartitionCount"
 )
 
-// zsmGauges are the partition gauges as Kafka's updateMetrics defines them.
-type zsmGauges struct{ offline, imbalance, topics, partitions int }
+// smGauges are the partition gauges as Kafka's updateMetrics defines them.
+type smGauges struct{ offline, imbalance, topics, partitions int }
 
-// zsmKafkaPreferred is Kafka's ControllerContext.hasPreferredLeader,
+// smKafkaPreferred is Kafka's ControllerContext.hasPreferredLeader,
 // written out from its source: while a reassignment adds the preferred
 // replica, the partition is balanced until that replica joins the ISR.
-func zsmKafkaPreferred(a election.ReplicaAssignment, l election.LeaderAndIsr) bool {
+func smKafkaPreferred(a election.ReplicaAssignment, l election.LeaderAndIsr) bool {
 	preferred := a.Replicas[0]
 	if (len(a.Adding) > 0 || len(a.Removing) > 0) && slices.Contains(a.Adding, preferred) {
 		return !slices.Contains(l.ISR, preferred)
@@ -34,7 +34,7 @@ func zsmKafkaPreferred(a election.ReplicaAssignment, l election.LeaderAndIsr) bo
 	return l.Leader == preferred
 }
 
-// zsmReference computes the gauges from the whole context as Kafka
+// smReference computes the gauges from the whole context as Kafka
 // defines them: offline = partitions in OfflinePartition (a topic whose
 // deletion has started has moved its partitions to NonExistentPartition,
 // so a queued topic's offline partitions still count, as in Kafka's
@@ -42,8 +42,8 @@ func zsmKafkaPreferred(a election.ReplicaAssignment, l election.LeaderAndIsr) bo
 // info lacking their preferred leader, topics queued for deletion left
 // out; topics = every topic; partitions = Kafka's
 // partitionWithLeadersCount, those with leadership info.
-func zsmReference(cc *clusterContext) zsmGauges {
-	g := zsmGauges{topics: len(cc.topics)}
+func smReference(cc *clusterContext) smGauges {
+	g := smGauges{topics: len(cc.topics)}
 	for tp, p := range cc.orderedPartitions() {
 		if p.state == election.OfflinePartition {
 			g.offline++
@@ -52,7 +52,7 @@ func zsmReference(cc *clusterContext) zsmGauges {
 			continue
 		}
 		g.partitions++
-		if !cc.deleting[tp.Topic] && !zsmKafkaPreferred(p.assign, *p.lead) {
+		if !cc.deleting[tp.Topic] && !smKafkaPreferred(p.assign, *p.lead) {
 			g.imbalance++
 		}
 	}
@@ -60,10 +60,10 @@ func zsmReference(cc *clusterContext) zsmGauges {
 }
 
 // checkGauges compares the registry's gauges with want.
-func (b *zsmBare) checkGauges(t *testing.T, what string, want zsmGauges) {
+func (b *smBare) checkGauges(t *testing.T, what string, want smGauges) {
 	t.Helper()
-	got := zsmGauges{offline: int(b.gauge(t, zsmOffline)), imbalance: int(b.gauge(t, zsmImbalance)),
-		topics: int(b.gauge(t, zsmTopics)), partitions: int(b.gauge(t, zsmPartitions))}
+	got := smGauges{offline: int(b.gauge(t, smOffline)), imbalance: int(b.gauge(t, smImbalance)),
+		topics: int(b.gauge(t, smTopics)), partitions: int(b.gauge(t, smPartitions))}
 	if got != want {
 		t.Fatalf("%s: gauges %+v, want %+v", what, got, want)
 	}
@@ -86,34 +86,34 @@ func TestGaugesKafkaDefinitions(t *testing.T) {
 		name     string
 		parts    []part
 		deleting bool
-		want     zsmGauges
+		want     smGauges
 	}{
-		{"no topics", nil, false, zsmGauges{}},
+		{"no topics", nil, false, smGauges{}},
 		{"balanced", []part{online([]int32{1, 2}, 1, 1, 2), online([]int32{2, 1}, 2, 2, 1)}, false,
-			zsmGauges{topics: 1, partitions: 2}},
+			smGauges{topics: 1, partitions: 2}},
 		{"leader not preferred", []part{online([]int32{1, 2}, 2, 2)}, false,
-			zsmGauges{imbalance: 1, topics: 1, partitions: 1}},
+			smGauges{imbalance: 1, topics: 1, partitions: 1}},
 		{"offline without a leader", []part{{replicas: []int32{1}, state: election.OfflinePartition, leader: -1, isr: []int32{1}}},
-			false, zsmGauges{offline: 1, imbalance: 1, topics: 1, partitions: 1}},
+			false, smGauges{offline: 1, imbalance: 1, topics: 1, partitions: 1}},
 		{"offline, unreadable state", []part{{replicas: []int32{1}, state: election.OfflinePartition, leader: -2}},
-			false, zsmGauges{offline: 1, topics: 1}},
+			false, smGauges{offline: 1, topics: 1}},
 		{"new, no leadership yet", []part{{replicas: []int32{1}, state: election.NewPartition, leader: -2}},
-			false, zsmGauges{topics: 1}},
+			false, smGauges{topics: 1}},
 		// Queued, not started: the offline partition still counts (Kafka
 		// stops counting when the deletion starts); the imbalance does not.
 		{"queued for deletion", []part{{replicas: []int32{1}, state: election.OfflinePartition, leader: -1, isr: []int32{1}},
-			online([]int32{1, 2}, 2, 2)}, true, zsmGauges{offline: 1, topics: 1, partitions: 2}},
+			online([]int32{1, 2}, 2, 2)}, true, smGauges{offline: 1, topics: 1, partitions: 2}},
 		{"deletion started", []part{{replicas: []int32{1}, state: election.NonExistentPartition, leader: 1, isr: []int32{1}}},
-			true, zsmGauges{topics: 1, partitions: 1}},
+			true, smGauges{topics: 1, partitions: 1}},
 		{"adding the preferred replica, not in ISR yet",
 			[]part{{replicas: []int32{3, 1}, adding: []int32{3}, state: election.OnlinePartition, leader: 1, isr: []int32{1}}},
-			false, zsmGauges{topics: 1, partitions: 1}},
+			false, smGauges{topics: 1, partitions: 1}},
 		{"adding the preferred replica, in ISR",
 			[]part{{replicas: []int32{3, 1}, adding: []int32{3}, state: election.OnlinePartition, leader: 1, isr: []int32{1, 3}}},
-			false, zsmGauges{imbalance: 1, topics: 1, partitions: 1}},
+			false, smGauges{imbalance: 1, topics: 1, partitions: 1}},
 	}
 	for _, tc := range tests {
-		b := zsmNewBare(t)
+		b := smNewBare(t)
 		ls := b.lead(t, 1)
 		if len(tc.parts) > 0 {
 			a := znodes.TopicAssignment{Partitions: map[int32][]int32{}, AddingReplicas: map[int32][]int32{}}
@@ -125,7 +125,7 @@ func TestGaugesKafkaDefinitions(t *testing.T) {
 			}
 			ls.cc.putTopic("t", a)
 			for i, p := range tc.parts {
-				pp := ls.cc.partition(zsmTP("t", int32(i)))
+				pp := ls.cc.partition(smTP("t", int32(i)))
 				pp.state = p.state
 				if p.leader != -2 {
 					pp.lead = &election.LeaderAndIsr{Leader: p.leader, ISR: p.isr}
@@ -135,10 +135,10 @@ func TestGaugesKafkaDefinitions(t *testing.T) {
 		}
 		b.c.markAllDirty(ls)
 		b.c.afterEvent()
-		if got := b.gauge(t, zsmActive); got != 1 {
+		if got := b.gauge(t, smActive); got != 1 {
 			t.Fatalf("%s: ActiveControllerCount %v, want 1", tc.name, got)
 		}
-		if ref := zsmReference(ls.cc); ref != tc.want {
+		if ref := smReference(ls.cc); ref != tc.want {
 			t.Fatalf("%s: the reference computes %+v, the table says %+v", tc.name, ref, tc.want)
 		}
 		b.checkGauges(t, tc.name, tc.want)
@@ -152,7 +152,7 @@ func TestGaugesKafkaDefinitions(t *testing.T) {
 // definitions: a drift here would be a wrong alert in production.
 func TestGaugesIncrementalMatchesRecount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	b := zsmNewBare(t)
+	b := smNewBare(t)
 	ls := b.lead(t, 1)
 	states := []election.PartitionState{election.NewPartition, election.OnlinePartition, election.OfflinePartition,
 		election.NonExistentPartition}
@@ -194,10 +194,10 @@ func TestGaugesIncrementalMatchesRecount(t *testing.T) {
 					}
 				}
 			}
-			b.c.markDirty(zsmTP(name, 0))
+			b.c.markDirty(smTP(name, 0))
 		}
 		b.c.afterEvent()
-		b.checkGauges(t, fmt.Sprintf("round %d", round), zsmReference(ls.cc))
+		b.checkGauges(t, fmt.Sprintf("round %d", round), smReference(ls.cc))
 	}
 }
 
@@ -205,7 +205,7 @@ func TestGaugesIncrementalMatchesRecount(t *testing.T) {
 // gauge only an active controller reports (Kafka zeroes them when
 // inactive), and its next leadership counts from scratch.
 func TestGaugesResetOnResign(t *testing.T) {
-	b := zsmNewBare(t)
+	b := smNewBare(t)
 	ls := b.lead(t, 1)
 	ls.cc.putTopic("t", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1, 2}, 1: {2}}})
 	for _, p := range ls.cc.topics["t"].parts {
@@ -213,21 +213,21 @@ func TestGaugesResetOnResign(t *testing.T) {
 	}
 	b.c.markAllDirty(ls)
 	b.c.afterEvent()
-	b.checkGauges(t, "active", zsmGauges{offline: 2, imbalance: 2, topics: 1, partitions: 2})
+	b.checkGauges(t, "active", smGauges{offline: 2, imbalance: 2, topics: 1, partitions: 2})
 
 	b.c.resign("test")
 	b.c.afterEvent()
-	if got := b.gauge(t, zsmActive); got != 0 {
+	if got := b.gauge(t, smActive); got != 0 {
 		t.Fatalf("ActiveControllerCount after resigning %v, want 0", got)
 	}
-	b.checkGauges(t, "resigned", zsmGauges{})
+	b.checkGauges(t, "resigned", smGauges{})
 
 	ls2 := b.lead(t, 2)
 	ls2.cc.putTopic("u", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {1}}})
-	ls2.cc.partition(zsmTP("u", 0)).lead = &election.LeaderAndIsr{Leader: 1, ISR: []int32{1}}
+	ls2.cc.partition(smTP("u", 0)).lead = &election.LeaderAndIsr{Leader: 1, ISR: []int32{1}}
 	b.c.viewDirty = true
 	b.c.afterEvent()
-	b.checkGauges(t, "next leadership", zsmGauges{topics: 1, partitions: 1})
+	b.checkGauges(t, "next leadership", smGauges{topics: 1, partitions: 1})
 }
 
 // TestGaugesTimersAndQueue: only broker changes feed Kafka's
@@ -235,7 +235,7 @@ func TestGaugesResetOnResign(t *testing.T) {
 // TopicChangeRateAndTimeMs, in milliseconds; EventQueueSize is the number
 // of events waiting.
 func TestGaugesTimersAndQueue(t *testing.T) {
-	b := zsmNewBare(t)
+	b := smNewBare(t)
 	for _, s := range []State{StateIdle, StateControllerChange, StateBrokerChange, StateTopicChange, StateTopicDeletion,
 		StateAlterPartitionReassignment, StateIsrChange, StateBrokerChange} {
 		b.c.metrics.observe(s, 1500*time.Microsecond)
@@ -284,20 +284,20 @@ func TestGaugesLiveCluster(t *testing.T) {
 	n := startNode(t, chroot, nodeOpts{id: 100})
 	createTopic(t, obs, "g", map[int32][]int32{0: {1, 2}, 1: {2, 3}, 2: {3, 1}})
 	createTopic(t, obs, "solo", map[int32][]int32{0: {3}})
-	gauges := func() zsmGauges {
-		return zsmGauges{offline: int(metricValue(t, n, zsmOffline)), imbalance: int(metricValue(t, n, zsmImbalance)),
-			topics: int(metricValue(t, n, zsmTopics)), partitions: int(metricValue(t, n, zsmPartitions))}
+	gauges := func() smGauges {
+		return smGauges{offline: int(metricValue(t, n, smOffline)), imbalance: int(metricValue(t, n, smImbalance)),
+			topics: int(metricValue(t, n, smTopics)), partitions: int(metricValue(t, n, smPartitions))}
 	}
-	waitGauges := func(what string, want zsmGauges) {
+	waitGauges := func(what string, want smGauges) {
 		t.Helper()
-		var last zsmGauges
+		var last smGauges
 		waitFor(t, fmt.Sprintf("%s: gauges %+v", what, want), func() bool {
 			last = gauges()
 			return last == want
 		})
 	}
-	waitGauges("all online", zsmGauges{topics: 2, partitions: 4})
-	if got := metricValue(t, n, zsmActive); got != 1 {
+	waitGauges("all online", smGauges{topics: 2, partitions: 4})
+	if got := metricValue(t, n, smActive); got != 1 {
 		t.Fatalf("ActiveControllerCount %v, want 1", got)
 	}
 
@@ -306,16 +306,16 @@ func TestGaugesLiveCluster(t *testing.T) {
 	}
 	// g-2 moves to 1 (imbalanced); solo-0 keeps ISR [3] with no leader
 	// (offline and imbalanced); g-1 keeps leader 2.
-	waitGauges("broker 3 dead", zsmGauges{offline: 1, imbalance: 2, topics: 2, partitions: 4})
+	waitGauges("broker 3 dead", smGauges{offline: 1, imbalance: 2, topics: 2, partitions: 4})
 	if st := readState(t, obs, "solo", 0); st.Leader != -1 || !slices.Equal(st.ISR, []int32{3}) {
 		t.Fatalf("solo-0 after its only broker died: %v, want leader -1 and ISR [3]", st)
 	}
 
 	markForDeletion(t, obs, "solo")
-	waitGauges("solo queued for deletion", zsmGauges{imbalance: 1, topics: 2, partitions: 4})
+	waitGauges("solo queued for deletion", smGauges{imbalance: 1, topics: 2, partitions: 4})
 
 	n.stop()
-	for _, name := range []string{zsmActive, zsmOffline, zsmImbalance, zsmTopics, zsmPartitions} {
+	for _, name := range []string{smActive, smOffline, smImbalance, smTopics, smPartitions} {
 		if got := metricValue(t, n, name); got != 0 {
 			t.Errorf("%s after the controller stopped: %v, want 0", name, got)
 		}

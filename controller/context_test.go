@@ -9,11 +9,11 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zsmTP names a partition.
-func zsmTP(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
+// smTP names a partition.
+func smTP(topic string, p int32) TopicPartition { return TopicPartition{Topic: topic, Partition: p} }
 
-// zsmID is a topic id whose bytes are all b.
-func zsmID(b byte) znodes.UUID {
+// smID is a topic id whose bytes are all b.
+func smID(b byte) znodes.UUID {
 	var id znodes.UUID
 	for i := range id {
 		id[i] = b
@@ -21,17 +21,17 @@ func zsmID(b byte) znodes.UUID {
 	return id
 }
 
-// zsmLiveContext is a context with brokers 1, 2 and 3 registered, broker 2
+// smLiveContext is a context with brokers 1, 2 and 3 registered, broker 2
 // shutting down, broker 3 with t-0 on a failed log directory, and broker 9
 // marked shutting down without being registered (a stale entry).
-func zsmLiveContext() *clusterContext {
+func smLiveContext() *clusterContext {
 	cc := newClusterContext()
 	for _, id := range []int32{3, 1, 2} {
 		cc.brokers[id] = brokerchan.Broker{ID: id, Epoch: int64(100 + id)}
 	}
 	cc.shuttingDown[2] = true
 	cc.shuttingDown[9] = true
-	cc.offlineDirs[3] = map[TopicPartition]bool{zsmTP("t", 0): true}
+	cc.offlineDirs[3] = map[TopicPartition]bool{smTP("t", 0): true}
 	return cc
 }
 
@@ -40,8 +40,8 @@ func zsmLiveContext() *clusterContext {
 // when its broker is live and its log directory for that partition has not
 // failed. Every election and the Offline lists of the snapshot rest on it.
 func TestClusterContextLiveness(t *testing.T) {
-	cc := zsmLiveContext()
-	t0, t1 := zsmTP("t", 0), zsmTP("t", 1)
+	cc := smLiveContext()
+	t0, t1 := smTP("t", 0), smTP("t", 1)
 	tests := []struct {
 		broker                    int32
 		tp                        TopicPartition
@@ -96,13 +96,13 @@ func TestClusterContextLiveness(t *testing.T) {
 // leadership per partition, and nothing for unknown names.
 func TestClusterContextView(t *testing.T) {
 	cc := newClusterContext()
-	cc.putTopic("withid", znodes.TopicAssignment{TopicID: zsmID(7), Partitions: map[int32][]int32{0: {1, 2}}})
+	cc.putTopic("withid", znodes.TopicAssignment{TopicID: smID(7), Partitions: map[int32][]int32{0: {1, 2}}})
 	cc.putTopic("noid", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {2, 3}, 1: {3, 1}}})
 	lead := election.LeaderAndIsr{Leader: 3, LeaderEpoch: 4, ISR: []int32{3, 1}, PartitionEpoch: 9, ControllerEpoch: 2}
-	cc.partition(zsmTP("noid", 1)).lead = &lead
+	cc.partition(smTP("noid", 1)).lead = &lead
 	cc.deleting["noid"] = true
 
-	if id, ok := cc.TopicID("withid"); !ok || id != zsmID(7) {
+	if id, ok := cc.TopicID("withid"); !ok || id != smID(7) {
 		t.Errorf("TopicID(withid) = %v, %v; want the stored id", id, ok)
 	}
 	for _, name := range []string{"noid", "missing"} {
@@ -117,21 +117,21 @@ func TestClusterContextView(t *testing.T) {
 		tp   TopicPartition
 		want []int32
 	}{
-		{zsmTP("withid", 0), []int32{1, 2}},
-		{zsmTP("noid", 1), []int32{3, 1}},
-		{zsmTP("noid", 5), nil},
-		{zsmTP("missing", 0), nil},
+		{smTP("withid", 0), []int32{1, 2}},
+		{smTP("noid", 1), []int32{3, 1}},
+		{smTP("noid", 5), nil},
+		{smTP("missing", 0), nil},
 	}
 	for _, tc := range replicas {
 		if got := cc.Replicas(tc.tp); !slices.Equal(got, tc.want) {
 			t.Errorf("Replicas(%v) = %v, want %v", tc.tp, got, tc.want)
 		}
 	}
-	if got, ok := cc.Leadership(zsmTP("noid", 1)); !ok || got.Leader != 3 || got.LeaderEpoch != 4 ||
+	if got, ok := cc.Leadership(smTP("noid", 1)); !ok || got.Leader != 3 || got.LeaderEpoch != 4 ||
 		got.PartitionEpoch != 9 || !slices.Equal(got.ISR, []int32{3, 1}) {
 		t.Errorf("Leadership(noid-1) = %v, %v; want %v", got, ok, lead)
 	}
-	for _, tp := range []TopicPartition{zsmTP("noid", 0), zsmTP("noid", 5), zsmTP("missing", 0)} {
+	for _, tp := range []TopicPartition{smTP("noid", 0), smTP("noid", 5), smTP("missing", 0)} {
 		if got, ok := cc.Leadership(tp); ok {
 			t.Errorf("Leadership(%v) = %v; want none", tp, got)
 		}
@@ -146,28 +146,28 @@ func TestClusterContextView(t *testing.T) {
 func TestClusterContextPutTopic(t *testing.T) {
 	cc := newClusterContext()
 	parts := map[int32][]int32{0: {1, 2}, 1: {2, 3}}
-	cc.putTopic("foo", znodes.TopicAssignment{TopicID: zsmID(1), Partitions: parts})
+	cc.putTopic("foo", znodes.TopicAssignment{TopicID: smID(1), Partitions: parts})
 	parts[0][0] = 9 // the caller reuses its slice
-	if got := cc.Replicas(zsmTP("foo", 0)); !slices.Equal(got, []int32{1, 2}) {
+	if got := cc.Replicas(smTP("foo", 0)); !slices.Equal(got, []int32{1, 2}) {
 		t.Fatalf("replicas after the caller changed its slice: %v, want [1 2]", got)
 	}
 	for _, p := range []int32{0, 1} {
-		if s := cc.partition(zsmTP("foo", p)).state; s != election.NonExistentPartition {
+		if s := cc.partition(smTP("foo", p)).state; s != election.NonExistentPartition {
 			t.Fatalf("new partition foo-%d starts %v, want NonExistentPartition", p, s)
 		}
 	}
-	p0 := cc.partition(zsmTP("foo", 0))
+	p0 := cc.partition(smTP("foo", 0))
 	p0.lead = &election.LeaderAndIsr{Leader: 1, LeaderEpoch: 3, ISR: []int32{1, 2}}
 	p0.state = election.OnlinePartition
 	p0.setReplicaState(1, election.OnlineReplica)
 	p0.setReplicaState(2, election.OfflineReplica)
 
 	// A reassignment of partition 0 in progress and a partition added.
-	cc.putTopic("foo", znodes.TopicAssignment{TopicID: zsmID(1),
+	cc.putTopic("foo", znodes.TopicAssignment{TopicID: smID(1),
 		Partitions:       map[int32][]int32{0: {3, 1, 2}, 1: {2, 3}, 2: {3, 1}},
 		AddingReplicas:   map[int32][]int32{0: {3}},
 		RemovingReplicas: map[int32][]int32{0: {2}}})
-	if cc.partition(zsmTP("foo", 0)) != p0 {
+	if cc.partition(smTP("foo", 0)) != p0 {
 		t.Fatal("foo-0 was replaced by a new partition")
 	}
 	a := p0.assign
@@ -181,7 +181,7 @@ func TestClusterContextPutTopic(t *testing.T) {
 	if p0.replicaState(3) != election.NonExistentReplica {
 		t.Fatalf("adding replica 3 has state %v, want NonExistentReplica until the reassignment moves it", p0.replicaState(3))
 	}
-	if p2 := cc.partition(zsmTP("foo", 2)); p2 == nil || p2.state != election.NonExistentPartition || p2.lead != nil {
+	if p2 := cc.partition(smTP("foo", 2)); p2 == nil || p2.state != election.NonExistentPartition || p2.lead != nil {
 		t.Fatalf("added partition foo-2 = %+v, want NonExistent without leadership", p2)
 	}
 	if n := cc.partitionCount(); n != 3 {
@@ -189,11 +189,11 @@ func TestClusterContextPutTopic(t *testing.T) {
 	}
 
 	// The topic id changes (the topic znode was replaced): the index follows.
-	cc.putTopic("foo", znodes.TopicAssignment{TopicID: zsmID(2), Partitions: map[int32][]int32{0: {3, 1, 2}}})
-	if _, ok := cc.topicByID[zsmID(1)]; ok {
+	cc.putTopic("foo", znodes.TopicAssignment{TopicID: smID(2), Partitions: map[int32][]int32{0: {3, 1, 2}}})
+	if _, ok := cc.topicByID[smID(1)]; ok {
 		t.Fatal("the old topic id still names foo")
 	}
-	if name := cc.topicByID[zsmID(2)]; name != "foo" {
+	if name := cc.topicByID[smID(2)]; name != "foo" {
 		t.Fatalf("topicByID[new id] = %q, want foo", name)
 	}
 }
@@ -203,28 +203,28 @@ func TestClusterContextPutTopic(t *testing.T) {
 // same name starts from nothing (Kafka's completeDeleteTopic).
 func TestClusterContextRemoveTopic(t *testing.T) {
 	cc := newClusterContext()
-	cc.putTopic("gone", znodes.TopicAssignment{TopicID: zsmID(5), Partitions: map[int32][]int32{0: {1}, 1: {2}}})
-	cc.putTopic("kept", znodes.TopicAssignment{TopicID: zsmID(6), Partitions: map[int32][]int32{0: {1}}})
-	p := cc.partition(zsmTP("gone", 0))
+	cc.putTopic("gone", znodes.TopicAssignment{TopicID: smID(5), Partitions: map[int32][]int32{0: {1}, 1: {2}}})
+	cc.putTopic("kept", znodes.TopicAssignment{TopicID: smID(6), Partitions: map[int32][]int32{0: {1}}})
+	p := cc.partition(smTP("gone", 0))
 	p.lead, p.state = &election.LeaderAndIsr{Leader: 1, ISR: []int32{1}}, election.OnlinePartition
 	cc.deleting["gone"] = true
 
 	cc.removeTopic("gone")
 	cc.removeTopic("never-there") // a no-op
-	if cc.topics["gone"] != nil || cc.deleting["gone"] || cc.partition(zsmTP("gone", 0)) != nil {
+	if cc.topics["gone"] != nil || cc.deleting["gone"] || cc.partition(smTP("gone", 0)) != nil {
 		t.Fatal("removed topic still in the context")
 	}
-	if _, ok := cc.topicByID[zsmID(5)]; ok {
+	if _, ok := cc.topicByID[smID(5)]; ok {
 		t.Fatal("removed topic's id still indexed")
 	}
-	if cc.topicByID[zsmID(6)] != "kept" || cc.partitionCount() != 1 {
+	if cc.topicByID[smID(6)] != "kept" || cc.partitionCount() != 1 {
 		t.Fatalf("the other topic was affected: ids %v, partitions %d", cc.topicByID, cc.partitionCount())
 	}
-	if got := cc.sortedPartitions(); !slices.Equal(got, []TopicPartition{zsmTP("kept", 0)}) {
+	if got := cc.sortedPartitions(); !slices.Equal(got, []TopicPartition{smTP("kept", 0)}) {
 		t.Fatalf("sortedPartitions after removal = %v, want [kept-0]", got)
 	}
 	cc.putTopic("gone", znodes.TopicAssignment{Partitions: map[int32][]int32{0: {3}}})
-	if p := cc.partition(zsmTP("gone", 0)); p.lead != nil || p.state != election.NonExistentPartition {
+	if p := cc.partition(smTP("gone", 0)); p.lead != nil || p.state != election.NonExistentPartition {
 		t.Fatalf("re-created gone-0 = lead %v state %v, want a fresh NonExistent partition", p.lead, p.state)
 	}
 }
@@ -235,7 +235,7 @@ func TestClusterContextRemoveTopic(t *testing.T) {
 // leave out topics queued for deletion; the second keeps those whose
 // leader is not online (dead, shutting down, failed log dir, or -1).
 func TestClusterContextLeaderSets(t *testing.T) {
-	cc := zsmLiveContext() // live: 1; 2 shutting down; 3 with t-0's dir failed
+	cc := smLiveContext() // live: 1; 2 shutting down; 3 with t-0's dir failed
 	leaders := []struct {
 		topic   string
 		p       int32
@@ -263,7 +263,7 @@ func TestClusterContextLeaderSets(t *testing.T) {
 	}
 	for _, l := range leaders {
 		if l.leader != -2 {
-			cc.partition(zsmTP(l.topic, l.p)).lead = &election.LeaderAndIsr{Leader: l.leader, ISR: []int32{1}}
+			cc.partition(smTP(l.topic, l.p)).lead = &election.LeaderAndIsr{Leader: l.leader, ISR: []int32{1}}
 		}
 	}
 	cc.deleting["u"] = true
@@ -272,9 +272,9 @@ func TestClusterContextLeaderSets(t *testing.T) {
 		if l.leader == -2 || l.topic == "u" {
 			continue
 		}
-		withLeaders = append(withLeaders, zsmTP(l.topic, l.p))
+		withLeaders = append(withLeaders, smTP(l.topic, l.p))
 		if l.offline {
-			offline = append(offline, zsmTP(l.topic, l.p))
+			offline = append(offline, smTP(l.topic, l.p))
 		}
 	}
 	if got := cc.partitionsWithLeaders(); !slices.Equal(got, withLeaders) {
@@ -295,7 +295,7 @@ func TestClusterContextReplicasOnBrokers(t *testing.T) {
 	cc.putTopic("a", znodes.TopicAssignment{Partitions: map[int32][]int32{10: {1, 2, 3}, 2: {4, 3}},
 		AddingReplicas: map[int32][]int32{2: {4}}})
 	cc.deleting["b"] = true
-	rk := func(topic string, p, r int32) replicaKey { return replicaKey{zsmTP(topic, p), r} }
+	rk := func(topic string, p, r int32) replicaKey { return replicaKey{smTP(topic, p), r} }
 	tests := []struct {
 		ids  []int32
 		want []replicaKey
@@ -317,7 +317,7 @@ func TestClusterContextReplicasOnBrokers(t *testing.T) {
 // topic, then partition (per-broker request batches); an unknown replica's
 // state is NonExistentReplica, as in Kafka, until it is set.
 func TestClusterContextReplicaKeysAndStates(t *testing.T) {
-	rk := func(topic string, p, r int32) replicaKey { return replicaKey{zsmTP(topic, p), r} }
+	rk := func(topic string, p, r int32) replicaKey { return replicaKey{smTP(topic, p), r} }
 	tests := []struct {
 		a, b replicaKey
 		want int

@@ -13,7 +13,7 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zreqShutdownCluster: brokers 1–4, and
+// rqShutdownCluster: brokers 1–4, and
 //
 //	foo-0     replicas 1,2,3  led by 1, ISR 1,2,3 (created)
 //	foo-1     replicas 2,1,3  led by 2, ISR 2,1,3 (created)
@@ -21,19 +21,19 @@ import (
 //	foo-3     replicas 3,2    led by 3 (created); not on broker 1
 //	single-0  replicas 1      led by 1 (created)
 //	doomed-0  replicas 1,2    led by 1, queued for deletion
-func zreqShutdownCluster(t *testing.T) *zreqCluster {
+func rqShutdownCluster(t *testing.T) *rqCluster {
 	t.Helper()
-	zc := zreqStart(t, []int32{1, 2, 3, 4}, func(obs *zkadmin.Client) {
-		zreqTopic(t, obs, "foo", map[int32][]int32{0: {1, 2, 3}, 1: {2, 1, 3}, 2: {1, 2}, 3: {3, 2}},
-			map[int32][]byte{2: zreqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 3, ISR: []int32{1}})})
-		zreqTopic(t, obs, "single", map[int32][]int32{0: {1}}, nil)
-		zreqTopic(t, obs, "doomed", map[int32][]int32{0: {1, 2}},
-			map[int32][]byte{0: zreqState(t, znodes.PartitionState{Leader: 1, ISR: []int32{1, 2}})})
+	zc := rqStart(t, []int32{1, 2, 3, 4}, func(obs *zkadmin.Client) {
+		rqTopic(t, obs, "foo", map[int32][]int32{0: {1, 2, 3}, 1: {2, 1, 3}, 2: {1, 2}, 3: {3, 2}},
+			map[int32][]byte{2: rqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 3, ISR: []int32{1}})})
+		rqTopic(t, obs, "single", map[int32][]int32{0: {1}}, nil)
+		rqTopic(t, obs, "doomed", map[int32][]int32{0: {1, 2}},
+			map[int32][]byte{0: rqState(t, znodes.PartitionState{Leader: 1, ISR: []int32{1, 2}})})
 		markForDeletion(t, obs, "doomed")
 	})
 	zc.topicID(t, "foo", 4)
 	zc.topicID(t, "single", 1)
-	for _, k := range zreqShutdownParts {
+	for _, k := range rqShutdownParts {
 		zc.waitView(t, k.topic, k.p)
 	}
 	waitFor(t, "doomed queued for deletion", func() bool {
@@ -43,23 +43,23 @@ func zreqShutdownCluster(t *testing.T) *zreqCluster {
 	return zc
 }
 
-var zreqShutdownParts = []struct {
+var rqShutdownParts = []struct {
 	topic string
 	p     int32
 }{{"foo", 0}, {"foo", 1}, {"foo", 2}, {"foo", 3}, {"single", 0}, {"doomed", 0}}
 
-func zreqShutdownStates(t *testing.T, zc *zreqCluster) map[string]election.LeaderAndIsr {
+func rqShutdownStates(t *testing.T, zc *rqCluster) map[string]election.LeaderAndIsr {
 	t.Helper()
 	out := map[string]election.LeaderAndIsr{}
-	for _, k := range zreqShutdownParts {
+	for _, k := range rqShutdownParts {
 		out[fmt.Sprintf("%s-%d", k.topic, k.p)] = readState(t, zc.obs, k.topic, k.p)
 	}
 	return out
 }
 
-// zreqShutdown sends a ControlledShutdown request and returns the answer
+// rqShutdown sends a ControlledShutdown request and returns the answer
 // with its remaining partitions as "topic-partition", sorted.
-func zreqShutdown(t *testing.T, c *Controller, version int16, broker int32, epoch int64) (*kmsg.ControlledShutdownResponse, []string) {
+func rqShutdown(t *testing.T, c *Controller, version int16, broker int32, epoch int64) (*kmsg.ControlledShutdownResponse, []string) {
 	t.Helper()
 	req := kmsg.NewPtrControlledShutdownRequest()
 	req.Version, req.BrokerID, req.BrokerEpoch = version, broker, epoch
@@ -80,7 +80,7 @@ func zreqShutdown(t *testing.T, c *Controller, version int16, broker int32, epoc
 
 // shuttingDown reads the controller's snapshot, which it publishes after
 // the event that answered the request: wait on it, do not just read it.
-func (zc *zreqCluster) shuttingDown(id int32) bool {
+func (zc *rqCluster) shuttingDown(id int32) bool {
 	return slices.ContainsFunc(zc.ctl.c.Snapshot().Brokers, func(b BrokerView) bool { return b.ID == id && b.ShuttingDown })
 }
 
@@ -92,9 +92,9 @@ func (zc *zreqCluster) shuttingDown(id int32) bool {
 // alone. The answer lists what the broker still leads (here a partition
 // with no other ISR member); its retries change nothing more.
 func TestControlledShutdownMovesLeadership(t *testing.T) {
-	zc := zreqShutdownCluster(t)
-	before := zreqShutdownStates(t, zc)
-	resp, left := zreqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1))
+	zc := rqShutdownCluster(t)
+	before := rqShutdownStates(t, zc)
+	resp, left := rqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1))
 	if resp.ErrorCode != 0 || !slices.Equal(left, []string{"foo-2"}) {
 		t.Fatalf("want success with foo-2 remaining, got code %d with %v", resp.ErrorCode, left)
 	}
@@ -107,17 +107,17 @@ func TestControlledShutdownMovesLeadership(t *testing.T) {
 			t.Fatalf("foo-%d: want leader 2, ISR [2 3], leader epoch %d, got %v", p, was.LeaderEpoch+1, st)
 		}
 	}
-	after := zreqShutdownStates(t, zc)
+	after := rqShutdownStates(t, zc)
 	for _, k := range []string{"foo-2", "foo-3", "single-0", "doomed-0"} {
-		zreqSameState(t, k+" after the shutdown request", after[k], before[k])
+		rqSameState(t, k+" after the shutdown request", after[k], before[k])
 	}
 	// The broker retries while something remains: same answer, no writes.
-	resp, left = zreqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1))
+	resp, left = rqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1))
 	if resp.ErrorCode != 0 || !slices.Equal(left, []string{"foo-2"}) {
 		t.Fatalf("retry: want success with foo-2 remaining, got code %d with %v", resp.ErrorCode, left)
 	}
-	for k, st := range zreqShutdownStates(t, zc) {
-		zreqSameState(t, k+" after the retry", st, after[k])
+	for k, st := range rqShutdownStates(t, zc) {
+		rqSameState(t, k+" after the retry", st, after[k])
 	}
 }
 
@@ -127,9 +127,9 @@ func TestControlledShutdownMovesLeadership(t *testing.T) {
 // leader. It leaves the shutting-down set when its registration goes;
 // registered again, it is eligible for both.
 func TestControlledShutdownBrokerIneligible(t *testing.T) {
-	zc := zreqShutdownCluster(t)
+	zc := rqShutdownCluster(t)
 	id := zc.topicID(t, "foo", 4)
-	if resp, _ := zreqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1)); resp.ErrorCode != 0 {
+	if resp, _ := rqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1)); resp.ErrorCode != 0 {
 		t.Fatalf("shutdown of broker 1: %d", resp.ErrorCode)
 	}
 	st := zc.waitView(t, "foo", 0)
@@ -138,14 +138,14 @@ func TestControlledShutdownBrokerIneligible(t *testing.T) {
 	}
 	expand := func() int16 {
 		st := zc.waitView(t, "foo", 0)
-		return zreqAPCode(zreqAlter(t, zc.ctl.c, 2, 2, zc.epoch(t, 2), zreqAP{id: id, part: 0,
+		return rqAPCode(rqAlter(t, zc.ctl.c, 2, 2, zc.epoch(t, 2), rqAP{id: id, part: 0,
 			leaderEpoch: st.LeaderEpoch, partitionEpoch: st.PartitionEpoch, isr: []int32{2, 3, 1}}))
 	}
 	if c := expand(); c != kerr.IneligibleReplica.Code {
 		t.Fatalf("ISR expansion to a shutting-down broker: want INELIGIBLE_REPLICA, got %d", c)
 	}
-	_, got := zreqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0}})
-	zreqWantResult(t, got, "foo-0", kerr.PreferredLeaderNotAvailable.Code, "-")
+	_, got := rqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0}})
+	rqWantResult(t, got, "foo-0", kerr.PreferredLeaderNotAvailable.Code, "-")
 	if now := readState(t, zc.obs, "foo", 0); now.PartitionEpoch != st.PartitionEpoch {
 		t.Fatalf("refused requests wrote foo-0: %v -> %v", st, now)
 	}
@@ -155,8 +155,8 @@ func TestControlledShutdownBrokerIneligible(t *testing.T) {
 	if c := expand(); c != 0 {
 		t.Fatalf("ISR expansion to the restarted broker: want success, got %d", c)
 	}
-	_, got = zreqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0}})
-	zreqWantResult(t, got, "foo-0", 0, "")
+	_, got = rqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0}})
+	rqWantResult(t, got, "foo-0", 0, "")
 	if st := zc.waitView(t, "foo", 0); st.Leader != 1 || !slices.Equal(st.ISR, []int32{2, 3, 1}) {
 		t.Fatalf("foo-0: want leader 1 with ISR [2 3 1], got %v", st)
 	}
@@ -169,8 +169,8 @@ func TestControlledShutdownBrokerIneligible(t *testing.T) {
 // (UNKNOWN_SERVER_ERROR) while without one it is BROKER_NOT_AVAILABLE. A
 // refused request marks nobody shutting down and writes nothing.
 func TestControlledShutdownRequestChecks(t *testing.T) {
-	zc := zreqShutdownCluster(t)
-	before := zreqShutdownStates(t, zc)
+	zc := rqShutdownCluster(t)
+	before := rqShutdownStates(t, zc)
 	refused := []struct {
 		name    string
 		version int16
@@ -184,7 +184,7 @@ func TestControlledShutdownRequestChecks(t *testing.T) {
 		{"older epoch (v2)", 2, 1, zc.epoch(t, 1) - 1, kerr.StaleBrokerEpoch.Code},
 	}
 	for _, tc := range refused {
-		resp, left := zreqShutdown(t, zc.ctl.c, tc.version, tc.broker, tc.epoch)
+		resp, left := rqShutdown(t, zc.ctl.c, tc.version, tc.broker, tc.epoch)
 		if resp.ErrorCode != tc.code || len(left) != 0 {
 			t.Fatalf("%s: want code %d and no partitions, got %d with %v", tc.name, tc.code, resp.ErrorCode, left)
 		}
@@ -194,8 +194,8 @@ func TestControlledShutdownRequestChecks(t *testing.T) {
 			t.Fatalf("broker %d marked shutting down by a refused request", b.ID)
 		}
 	}
-	for k, st := range zreqShutdownStates(t, zc) {
-		zreqSameState(t, k+" after refused requests", st, before[k])
+	for k, st := range rqShutdownStates(t, zc) {
+		rqSameState(t, k+" after refused requests", st, before[k])
 	}
 
 	accepted := []struct {
@@ -208,7 +208,7 @@ func TestControlledShutdownRequestChecks(t *testing.T) {
 		{"a newer epoch than registered (v3)", 3, 4, zc.epoch(t, 4) + 1000},
 	}
 	for _, tc := range accepted {
-		resp, left := zreqShutdown(t, zc.ctl.c, tc.version, tc.broker, tc.epoch)
+		resp, left := rqShutdown(t, zc.ctl.c, tc.version, tc.broker, tc.epoch)
 		if resp.ErrorCode != 0 || len(left) != 0 {
 			t.Fatalf("%s: want success with nothing remaining, got %d with %v", tc.name, resp.ErrorCode, left)
 		}
@@ -225,8 +225,8 @@ func TestControlledShutdownRequestChecks(t *testing.T) {
 // leader and strips them all from the ISR; a partition whose replicas are
 // all shutting down stays with its leader and is reported remaining.
 func TestControlledShutdownTwoBrokers(t *testing.T) {
-	zc := zreqShutdownCluster(t)
-	if resp, left := zreqShutdown(t, zc.ctl.c, 3, 2, zc.epoch(t, 2)); resp.ErrorCode != 0 || len(left) != 0 {
+	zc := rqShutdownCluster(t)
+	if resp, left := rqShutdown(t, zc.ctl.c, 3, 2, zc.epoch(t, 2)); resp.ErrorCode != 0 || len(left) != 0 {
 		t.Fatalf("shutdown of broker 2: want success with nothing remaining, got %d with %v", resp.ErrorCode, left)
 	}
 	for _, tc := range []struct {
@@ -238,7 +238,7 @@ func TestControlledShutdownTwoBrokers(t *testing.T) {
 			t.Fatalf("foo-%d after broker 2's shutdown: want leader %d, ISR %v, got %v", tc.p, tc.leader, tc.isr, st)
 		}
 	}
-	resp, left := zreqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1))
+	resp, left := rqShutdown(t, zc.ctl.c, 3, 1, zc.epoch(t, 1))
 	if resp.ErrorCode != 0 || !slices.Equal(left, []string{"foo-2"}) {
 		t.Fatalf("shutdown of broker 1: want foo-2 remaining, got %d with %v", resp.ErrorCode, left)
 	}

@@ -12,17 +12,17 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zsmBare is a controller that never ran and has no ZooKeeper client, with
+// smBare is a controller that never ran and has no ZooKeeper client, with
 // its metrics in reg: enough for the loop's in-memory work (state machine
 // bookkeeping that writes nothing, publishing views, gauges). Anything
 // that would touch ZooKeeper panics on the nil client, which a test would
 // report.
-type zsmBare struct {
+type smBare struct {
 	c   *Controller
 	reg *prometheus.Registry
 }
 
-func zsmNewBare(t *testing.T) *zsmBare {
+func smNewBare(t *testing.T) *smBare {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	q := newEventQueue()
@@ -46,13 +46,13 @@ func zsmNewBare(t *testing.T) *zsmBare {
 	c.viewChanged = make(chan struct{})
 	c.lastView = &MetadataView{ControllerID: -1}
 	c.view.Store(c.lastView)
-	return &zsmBare{c: c, reg: reg}
+	return &smBare{c: c, reg: reg}
 }
 
 // lead makes the bare controller active with a new leadership of epoch,
 // with an empty context and broker channels that reach nobody (every send
 // fails at once, as to a broker without the inter-broker listener).
-func (b *zsmBare) lead(t *testing.T, epoch int32) *leaderState {
+func (b *smBare) lead(t *testing.T, epoch int32) *leaderState {
 	t.Helper()
 	chans, err := brokerchan.NewManager(brokerchan.ManagerConfig{ControllerID: b.c.nodeID})
 	if err != nil {
@@ -70,7 +70,7 @@ func (b *zsmBare) lead(t *testing.T, epoch int32) *leaderState {
 }
 
 // gauge reads a gauge of the registry by its full name.
-func (b *zsmBare) gauge(t *testing.T, name string) float64 {
+func (b *smBare) gauge(t *testing.T, name string) float64 {
 	t.Helper()
 	mfs, err := b.reg.Gather()
 	if err != nil {
@@ -85,9 +85,9 @@ func (b *zsmBare) gauge(t *testing.T, name string) float64 {
 	return 0
 }
 
-// zsmBroker registers broker id in the context, with an endpoint on the
+// smBroker registers broker id in the context, with an endpoint on the
 // inter-broker listener and, when rack is not empty, a rack.
-func zsmBroker(cc *clusterContext, id int32, rack string) {
+func smBroker(cc *clusterContext, id int32, rack string) {
 	b := brokerchan.Broker{ID: id, Epoch: int64(1000 + id),
 		Endpoints: []znodes.Endpoint{{Listener: "PLAINTEXT", Host: "127.0.0.1", Port: 1, SecurityProtocol: "PLAINTEXT"}}}
 	if rack != "" {

@@ -13,8 +13,8 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zreqAP is one partition entry of an AlterPartition request.
-type zreqAP struct {
+// rqAP is one partition entry of an AlterPartition request.
+type rqAP struct {
 	topic          string   // the name (v0–1)
 	id             [16]byte // the topic id (v2+)
 	part           int32
@@ -24,9 +24,9 @@ type zreqAP struct {
 	recovering     bool
 }
 
-// zreqAlter sends an AlterPartition request from broker with its epoch.
+// rqAlter sends an AlterPartition request from broker with its epoch.
 // Consecutive entries of the same topic share one topic entry, in order.
-func zreqAlter(t *testing.T, c *Controller, version int16, broker int32, epoch int64, entries ...zreqAP) *kmsg.AlterPartitionResponse {
+func rqAlter(t *testing.T, c *Controller, version int16, broker int32, epoch int64, entries ...rqAP) *kmsg.AlterPartitionResponse {
 	t.Helper()
 	req := kmsg.NewPtrAlterPartitionRequest()
 	req.Version, req.BrokerID, req.BrokerEpoch = version, broker, epoch
@@ -61,18 +61,18 @@ func zreqAlter(t *testing.T, c *Controller, version int16, broker int32, epoch i
 	return resp
 }
 
-// zreqAlterCluster: brokers 1–4 and topic foo, replicas 1,2,3 everywhere,
+// rqAlterCluster: brokers 1–4 and topic foo, replicas 1,2,3 everywhere,
 // led by broker 1:
 //
 //	foo-0  leader epoch 5, ISR 1,2,3 (written before the controller starts)
 //	foo-1  leader epoch 3, ISR 1, RECOVERING (after an unclean election)
 //	foo-2  created by the controller: leader epoch 0, ISR 1,2,3
-func zreqAlterCluster(t *testing.T) (*zreqCluster, [16]byte) {
+func rqAlterCluster(t *testing.T) (*rqCluster, [16]byte) {
 	t.Helper()
-	zc := zreqStart(t, []int32{1, 2, 3, 4}, func(obs *zkadmin.Client) {
-		zreqTopic(t, obs, "foo", map[int32][]int32{0: {1, 2, 3}, 1: {1, 2, 3}, 2: {1, 2, 3}}, map[int32][]byte{
-			0: zreqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 5, ISR: []int32{1, 2, 3}}),
-			1: zreqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 3, ISR: []int32{1},
+	zc := rqStart(t, []int32{1, 2, 3, 4}, func(obs *zkadmin.Client) {
+		rqTopic(t, obs, "foo", map[int32][]int32{0: {1, 2, 3}, 1: {1, 2, 3}, 2: {1, 2, 3}}, map[int32][]byte{
+			0: rqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 5, ISR: []int32{1, 2, 3}}),
+			1: rqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 3, ISR: []int32{1},
 				LeaderRecoveryState: znodes.LeaderRecovering}),
 		})
 	})
@@ -83,8 +83,8 @@ func zreqAlterCluster(t *testing.T) (*zreqCluster, [16]byte) {
 	return zc, id
 }
 
-// zreqAPCode is the entry's error code, or the top-level one.
-func zreqAPCode(r *kmsg.AlterPartitionResponse) int16 {
+// rqAPCode is the entry's error code, or the top-level one.
+func rqAPCode(r *kmsg.AlterPartitionResponse) int16 {
 	if r.ErrorCode != 0 || len(r.Topics) == 0 || len(r.Topics[0].Partitions) == 0 {
 		return r.ErrorCode
 	}
@@ -97,12 +97,12 @@ func zreqAPCode(r *kmsg.AlterPartitionResponse) int16 {
 // STALE_BROKER_EPOCH and no partitions. A fenced broker (one that lost its
 // session and re-registered, or a zombie) must not move an ISR.
 func TestAlterPartitionStaleBrokerEpoch(t *testing.T) {
-	zc, id := zreqAlterCluster(t)
+	zc, id := rqAlterCluster(t)
 	before := readState(t, zc.obs, "foo", 0)
 	oldEpoch4 := zc.epoch(t, 4)
 	zc.kill(t, 4)
 	zc.revive(t, 4)
-	shrink := zreqAP{id: id, part: 0, leaderEpoch: 5, partitionEpoch: 0, isr: []int32{1, 2}}
+	shrink := rqAP{id: id, part: 0, leaderEpoch: 5, partitionEpoch: 0, isr: []int32{1, 2}}
 	cases := []struct {
 		name   string
 		broker int32
@@ -119,18 +119,18 @@ func TestAlterPartitionStaleBrokerEpoch(t *testing.T) {
 			if v < 2 {
 				e.topic, e.id = "foo", [16]byte{}
 			}
-			resp := zreqAlter(t, zc.ctl.c, v, tc.broker, tc.epoch, e)
+			resp := rqAlter(t, zc.ctl.c, v, tc.broker, tc.epoch, e)
 			if resp.ErrorCode != kerr.StaleBrokerEpoch.Code || len(resp.Topics) != 0 {
 				t.Fatalf("%s (v%d): want top-level STALE_BROKER_EPOCH and no topics, got code %d with %+v",
 					tc.name, v, resp.ErrorCode, resp.Topics)
 			}
 		}
 	}
-	zreqSameState(t, "foo-0 after refused requests", readState(t, zc.obs, "foo", 0), before)
+	rqSameState(t, "foo-0 after refused requests", readState(t, zc.obs, "foo", 0), before)
 	// The re-registered broker's current epoch is accepted (the ISR may
 	// name it: it is live).
 	shrink.isr = []int32{1, 2, 3, 4}
-	if c := zreqAPCode(zreqAlter(t, zc.ctl.c, 2, 1, zc.epoch(t, 1), shrink)); c != 0 {
+	if c := rqAPCode(rqAlter(t, zc.ctl.c, 2, 1, zc.epoch(t, 1), shrink)); c != 0 {
 		t.Fatalf("current epochs: want success, got code %d", c)
 	}
 }
@@ -142,16 +142,16 @@ func TestAlterPartitionStaleBrokerEpoch(t *testing.T) {
 // metadata; INELIGIBLE_REPLICA / OPERATION_NOT_ATTEMPTED: roll back), and
 // no refused entry may touch the state znode.
 func TestAlterPartitionPartitionErrors(t *testing.T) {
-	zc, id := zreqAlterCluster(t)
+	zc, id := rqAlterCluster(t)
 	epoch := zc.epoch(t, 1)
-	ap := func(p, le, pe int32, isr ...int32) zreqAP {
-		return zreqAP{id: id, topic: "foo", part: p, leaderEpoch: le, partitionEpoch: pe, isr: isr}
+	ap := func(p, le, pe int32, isr ...int32) rqAP {
+		return rqAP{id: id, topic: "foo", part: p, leaderEpoch: le, partitionEpoch: pe, isr: isr}
 	}
-	recovering := func(e zreqAP) zreqAP { e.recovering = true; return e }
+	recovering := func(e rqAP) rqAP { e.recovering = true; return e }
 	cases := []struct {
 		name    string
 		version int16
-		entry   zreqAP
+		entry   rqAP
 		code    int16
 	}{
 		{"newer partition epoch: we may be a stale controller", 2, ap(0, 5, 1, 1, 2), kerr.NotController.Code},
@@ -159,7 +159,7 @@ func TestAlterPartitionPartitionErrors(t *testing.T) {
 		{"older leader epoch", 2, ap(0, 4, 0, 1, 2), kerr.FencedLeaderEpoch.Code},
 		{"older leader epoch wins over an unchanged ISR", 2, ap(0, 4, 0, 1, 2, 3), kerr.FencedLeaderEpoch.Code},
 		{"partition that does not exist", 2, ap(7, 0, 0, 1), kerr.UnknownTopicOrPartition.Code},
-		{"unknown topic name (v1)", 1, zreqAP{topic: "nope", leaderEpoch: 0, isr: []int32{1}}, kerr.UnknownTopicOrPartition.Code},
+		{"unknown topic name (v1)", 1, rqAP{topic: "nope", leaderEpoch: 0, isr: []int32{1}}, kerr.UnknownTopicOrPartition.Code},
 		{"RECOVERING with two ISR members", 2, recovering(ap(1, 3, 0, 1, 2)), kerr.InvalidRequest.Code},
 		{"RECOVERED back to RECOVERING", 2, recovering(ap(0, 5, 0, 1)), kerr.InvalidRequest.Code},
 		{"unregistered broker in the ISR (v2)", 2, ap(0, 5, 0, 1, 2, 9), kerr.IneligibleReplica.Code},
@@ -172,7 +172,7 @@ func TestAlterPartitionPartitionErrors(t *testing.T) {
 		before[p] = readState(t, zc.obs, "foo", p)
 	}
 	for _, tc := range cases {
-		resp := zreqAlter(t, zc.ctl.c, tc.version, 1, epoch, tc.entry)
+		resp := rqAlter(t, zc.ctl.c, tc.version, 1, epoch, tc.entry)
 		if resp.ErrorCode != 0 || len(resp.Topics) != 1 || len(resp.Topics[0].Partitions) != 1 {
 			t.Fatalf("%s: want one per-partition answer, got top-level %d with %+v", tc.name, resp.ErrorCode, resp.Topics)
 		}
@@ -185,7 +185,7 @@ func TestAlterPartitionPartitionErrors(t *testing.T) {
 		}
 	}
 	for p, st := range before {
-		zreqSameState(t, "after refused AlterPartitions", readState(t, zc.obs, "foo", p), st)
+		rqSameState(t, "after refused AlterPartitions", readState(t, zc.obs, "foo", p), st)
 	}
 }
 
@@ -196,15 +196,15 @@ func TestAlterPartitionPartitionErrors(t *testing.T) {
 // our controller epoch, and its new zkVersion as the partition epoch,
 // which the leader then uses for its next change.
 func TestAlterPartitionMixedRequest(t *testing.T) {
-	zc, id := zreqAlterCluster(t)
+	zc, id := rqAlterCluster(t)
 	epoch := zc.epoch(t, 1)
 	unknown := [16]byte{0xde, 0xad}
 	before0 := readState(t, zc.obs, "foo", 0)
-	resp := zreqAlter(t, zc.ctl.c, 2, 1, epoch,
-		zreqAP{id: unknown, part: 0, isr: []int32{1}},
-		zreqAP{id: unknown, part: 1, isr: []int32{1}},
-		zreqAP{id: id, topic: "ignored at v2", part: 2, leaderEpoch: 0, partitionEpoch: 0, isr: []int32{1, 3}},
-		zreqAP{id: id, topic: "ignored at v2", part: 0, leaderEpoch: 4, partitionEpoch: 0, isr: []int32{1}},
+	resp := rqAlter(t, zc.ctl.c, 2, 1, epoch,
+		rqAP{id: unknown, part: 0, isr: []int32{1}},
+		rqAP{id: unknown, part: 1, isr: []int32{1}},
+		rqAP{id: id, topic: "ignored at v2", part: 2, leaderEpoch: 0, partitionEpoch: 0, isr: []int32{1, 3}},
+		rqAP{id: id, topic: "ignored at v2", part: 0, leaderEpoch: 4, partitionEpoch: 0, isr: []int32{1}},
 	)
 	if resp.ErrorCode != 0 || len(resp.Topics) != 2 {
 		t.Fatalf("want two topic answers and no top-level error, got %d with %+v", resp.ErrorCode, resp.Topics)
@@ -231,12 +231,12 @@ func TestAlterPartitionMixedRequest(t *testing.T) {
 		st.ControllerEpoch != zc.ctl.c.Snapshot().Epoch {
 		t.Fatalf("foo-2 znode: want the accepted ISR written under our epoch, got %v", st)
 	}
-	zreqSameState(t, "foo-0 (fenced entry)", readState(t, zc.obs, "foo", 0), before0)
+	rqSameState(t, "foo-0 (fenced entry)", readState(t, zc.obs, "foo", 0), before0)
 
 	// The answer's partition epoch is the one to use next: growing the ISR
 	// back (order as the leader sends it) succeeds and bumps it again.
-	rp2 := zreqAlter(t, zc.ctl.c, 2, 1, epoch, zreqAP{id: id, part: 2, partitionEpoch: rp.PartitionEpoch, isr: []int32{1, 3, 2}})
-	if c := zreqAPCode(rp2); c != 0 || rp2.Topics[0].Partitions[0].PartitionEpoch != 2 {
+	rp2 := rqAlter(t, zc.ctl.c, 2, 1, epoch, rqAP{id: id, part: 2, partitionEpoch: rp.PartitionEpoch, isr: []int32{1, 3, 2}})
+	if c := rqAPCode(rp2); c != 0 || rp2.Topics[0].Partitions[0].PartitionEpoch != 2 {
 		t.Fatalf("expansion with the returned partition epoch: want success at partition epoch 2, got %+v", rp2)
 	}
 	if st := zc.waitView(t, "foo", 2); !slices.Equal(st.ISR, []int32{1, 3, 2}) || st.PartitionEpoch != 2 || st.LeaderEpoch != 0 {
@@ -250,10 +250,10 @@ func TestAlterPartitionMixedRequest(t *testing.T) {
 // controller accepts that, writes the znode without the recovery flag
 // (Kafka omits it for RECOVERED), and keeps the leader epoch.
 func TestAlterPartitionCompletesRecovery(t *testing.T) {
-	zc, id := zreqAlterCluster(t)
+	zc, id := rqAlterCluster(t)
 	epoch := zc.epoch(t, 1)
 	// Still RECOVERING, same ISR: a retry of the current state.
-	same := zreqAlter(t, zc.ctl.c, 2, 1, epoch, zreqAP{id: id, part: 1, leaderEpoch: 3, isr: []int32{1}, recovering: true})
+	same := rqAlter(t, zc.ctl.c, 2, 1, epoch, rqAP{id: id, part: 1, leaderEpoch: 3, isr: []int32{1}, recovering: true})
 	if rp := same.Topics[0].Partitions[0]; rp.ErrorCode != 0 || rp.LeaderRecoveryState != int8(election.Recovering) ||
 		rp.PartitionEpoch != 0 {
 		t.Fatalf("unchanged RECOVERING state: want success with the cached state, got %+v", rp)
@@ -261,7 +261,7 @@ func TestAlterPartitionCompletesRecovery(t *testing.T) {
 	if v := zc.version(t, "foo", 1); v != 0 {
 		t.Fatalf("an idempotent AlterPartition wrote the znode: version %d", v)
 	}
-	resp := zreqAlter(t, zc.ctl.c, 2, 1, epoch, zreqAP{id: id, part: 1, leaderEpoch: 3, isr: []int32{1, 2}})
+	resp := rqAlter(t, zc.ctl.c, 2, 1, epoch, rqAP{id: id, part: 1, leaderEpoch: 3, isr: []int32{1, 2}})
 	if rp := resp.Topics[0].Partitions[0]; rp.ErrorCode != 0 || rp.LeaderRecoveryState != int8(election.Recovered) ||
 		rp.LeaderEpoch != 3 || rp.PartitionEpoch != 1 || !slices.Equal(rp.ISR, []int32{1, 2}) {
 		t.Fatalf("RECOVERED with a follower: want success at leader epoch 3, partition epoch 1, got %+v", rp)
@@ -288,13 +288,13 @@ func TestAlterPartitionCompletesRecovery(t *testing.T) {
 // write then fails with BADVERSION, which the leader gets as
 // INVALID_UPDATE_VERSION, and the other write is kept.
 func TestAlterPartitionZnodeChangedBehindController(t *testing.T) {
-	zc, id := zreqAlterCluster(t)
-	other := zreqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 0, ControllerEpoch: 1, ISR: []int32{1, 2}})
+	zc, id := rqAlterCluster(t)
+	other := rqState(t, znodes.PartitionState{Leader: 1, LeaderEpoch: 0, ControllerEpoch: 1, ISR: []int32{1, 2}})
 	if _, err := zc.obs.Set(testCtx(t), znodes.PartitionStatePath("foo", 2), other, 0); err != nil {
 		t.Fatal(err)
 	}
-	resp := zreqAlter(t, zc.ctl.c, 2, 1, zc.epoch(t, 1), zreqAP{id: id, part: 2, isr: []int32{1, 3}})
-	if c := zreqAPCode(resp); c != kerr.InvalidUpdateVersion.Code {
+	resp := rqAlter(t, zc.ctl.c, 2, 1, zc.epoch(t, 1), rqAP{id: id, part: 2, isr: []int32{1, 3}})
+	if c := rqAPCode(resp); c != kerr.InvalidUpdateVersion.Code {
 		t.Fatalf("write on a moved znode: want INVALID_UPDATE_VERSION, got %d", c)
 	}
 	st := readState(t, zc.obs, "foo", 2)
@@ -309,15 +309,15 @@ func TestAlterPartitionZnodeChangedBehindController(t *testing.T) {
 // Kafka does not check that the ISR is a subset of the replicas either, so a live
 // broker outside the assignment is accepted (step 4.9 of §6.5).
 func TestAlterPartitionKeepsUnknownFields(t *testing.T) {
-	zc := zreqStart(t, []int32{1, 2, 3, 4}, func(obs *zkadmin.Client) {
+	zc := rqStart(t, []int32{1, 2, 3, 4}, func(obs *zkadmin.Client) {
 		createTopic(t, obs, "ext", map[int32][]int32{0: {1, 2, 3}})
 		writeState(t, obs, "ext", 0, []byte(`{"controller_epoch":0,"leader":1,"version":1,"leader_epoch":2,`+
 			`"isr":[1,2,3],"x_vendor":{"note":"kept"}}`))
 	})
 	id := zc.topicID(t, "ext", 1)
 	zc.waitView(t, "ext", 0)
-	resp := zreqAlter(t, zc.ctl.c, 2, 1, zc.epoch(t, 1), zreqAP{id: id, leaderEpoch: 2, isr: []int32{1, 2, 4}})
-	if c := zreqAPCode(resp); c != 0 {
+	resp := rqAlter(t, zc.ctl.c, 2, 1, zc.epoch(t, 1), rqAP{id: id, leaderEpoch: 2, isr: []int32{1, 2, 4}})
+	if c := rqAPCode(resp); c != 0 {
 		t.Fatalf("ISR with a live non-replica: want success as in Kafka, got %d", c)
 	}
 	data, stat, err := zc.obs.Get(testCtx(t), znodes.PartitionStatePath("ext", 0))

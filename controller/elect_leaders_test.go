@@ -13,7 +13,7 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// zreqElectCluster: brokers 1–3 registered (4 and 5 never are), and
+// rqElectCluster: brokers 1–3 registered (4 and 5 never are), and
 //
 //	foo-0   replicas 1,2,3  led by 2, ISR 2,1,3     preferred election possible
 //	foo-1   replicas 1,2,3  led by 1 (created)      preferred already
@@ -23,17 +23,17 @@ import (
 //	gone-0  replicas 4,5    no leader               no live replica at all
 //	doomed-0 replicas 1,2   led by 1                queued for deletion (never finishes:
 //	                                                no broker answers StopReplica)
-func zreqElectCluster(t *testing.T) *zreqCluster {
+func rqElectCluster(t *testing.T) *rqCluster {
 	t.Helper()
 	st := func(leader, epoch int32, isr ...int32) []byte {
-		return zreqState(t, znodes.PartitionState{Leader: leader, LeaderEpoch: epoch, ISR: isr})
+		return rqState(t, znodes.PartitionState{Leader: leader, LeaderEpoch: epoch, ISR: isr})
 	}
-	zc := zreqStart(t, []int32{1, 2, 3}, func(obs *zkadmin.Client) {
-		zreqTopic(t, obs, "foo", map[int32][]int32{0: {1, 2, 3}, 1: {1, 2, 3}, 2: {1, 2, 3}, 3: {4, 2, 3}},
+	zc := rqStart(t, []int32{1, 2, 3}, func(obs *zkadmin.Client) {
+		rqTopic(t, obs, "foo", map[int32][]int32{0: {1, 2, 3}, 1: {1, 2, 3}, 2: {1, 2, 3}, 3: {4, 2, 3}},
 			map[int32][]byte{0: st(2, 4, 2, 1, 3), 2: st(2, 4, 2, 3), 3: st(2, 4, 2, 3)})
-		zreqTopic(t, obs, "lost", map[int32][]int32{0: {5, 3}}, map[int32][]byte{0: st(5, 1, 5)})
-		zreqTopic(t, obs, "gone", map[int32][]int32{0: {4, 5}}, map[int32][]byte{0: st(4, 1, 4, 5)})
-		zreqTopic(t, obs, "doomed", map[int32][]int32{0: {1, 2}}, map[int32][]byte{0: st(1, 0, 1, 2)})
+		rqTopic(t, obs, "lost", map[int32][]int32{0: {5, 3}}, map[int32][]byte{0: st(5, 1, 5)})
+		rqTopic(t, obs, "gone", map[int32][]int32{0: {4, 5}}, map[int32][]byte{0: st(4, 1, 4, 5)})
+		rqTopic(t, obs, "doomed", map[int32][]int32{0: {1, 2}}, map[int32][]byte{0: st(1, 0, 1, 2)})
 		markForDeletion(t, obs, "doomed")
 	})
 	for name, n := range map[string]int{"foo": 4, "lost": 1, "gone": 1} {
@@ -52,8 +52,8 @@ func zreqElectCluster(t *testing.T) *zreqCluster {
 	return zc
 }
 
-// zreqStates reads every state znode of the elect cluster.
-func zreqStates(t *testing.T, zc *zreqCluster) map[string]election.LeaderAndIsr {
+// rqStates reads every state znode of the elect cluster.
+func rqStates(t *testing.T, zc *rqCluster) map[string]election.LeaderAndIsr {
 	t.Helper()
 	out := map[string]election.LeaderAndIsr{}
 	for _, tp := range []struct {
@@ -67,13 +67,13 @@ func zreqStates(t *testing.T, zc *zreqCluster) map[string]election.LeaderAndIsr 
 	return out
 }
 
-// zreqWantResult checks one partition's ElectLeaders result: its code and,
+// rqWantResult checks one partition's ElectLeaders result: its code and,
 // when msg is not "-", its exact message ("" meaning none).
-func zreqWantResult(t *testing.T, got map[string]kmsg.ElectLeadersResponseTopicPartition, key string, code int16, msg string) {
+func rqWantResult(t *testing.T, got map[string]kmsg.ElectLeadersResponseTopicPartition, key string, code int16, msg string) {
 	t.Helper()
 	r, ok := got[key]
 	if !ok {
-		t.Fatalf("%s: want code %d, but it is not in the answer %v", key, code, zreqCodes(got))
+		t.Fatalf("%s: want code %d, but it is not in the answer %v", key, code, rqCodes(got))
 	}
 	if r.ErrorCode != code {
 		t.Fatalf("%s: want code %d (%v), got %d", key, code, kerr.ErrorForCode(code), r.ErrorCode)
@@ -87,8 +87,8 @@ func zreqWantResult(t *testing.T, got map[string]kmsg.ElectLeadersResponseTopicP
 	}
 }
 
-// zreqCodes is the error code of every answered partition, for messages.
-func zreqCodes(got map[string]kmsg.ElectLeadersResponseTopicPartition) map[string]int16 {
+// rqCodes is the error code of every answered partition, for messages.
+func rqCodes(got map[string]kmsg.ElectLeadersResponseTopicPartition) map[string]int16 {
 	out := make(map[string]int16, len(got))
 	for k, r := range got {
 		out[k] = r.ErrorCode
@@ -96,13 +96,13 @@ func zreqCodes(got map[string]kmsg.ElectLeadersResponseTopicPartition) map[strin
 	return out
 }
 
-// zreqUnchanged fails unless every partition but the listed ones kept its
+// rqUnchanged fails unless every partition but the listed ones kept its
 // state znode.
-func zreqUnchanged(t *testing.T, before, after map[string]election.LeaderAndIsr, except ...string) {
+func rqUnchanged(t *testing.T, before, after map[string]election.LeaderAndIsr, except ...string) {
 	t.Helper()
 	for k, st := range before {
 		if !slices.Contains(except, k) {
-			zreqSameState(t, k, after[k], st)
+			rqSameState(t, k, after[k], st)
 		}
 	}
 }
@@ -113,26 +113,26 @@ func zreqUnchanged(t *testing.T, before, after map[string]election.LeaderAndIsr,
 // whose first replica is live and in the ISR: new leader, leader epoch +1,
 // ISR unchanged, our controller epoch.
 func TestElectLeadersPreferredListed(t *testing.T) {
-	zc := zreqElectCluster(t)
-	before := zreqStates(t, zc)
-	resp, got := zreqElect(t, zc.ctl.c, 2, 0, map[string][]int32{
+	zc := rqElectCluster(t)
+	before := rqStates(t, zc)
+	resp, got := rqElect(t, zc.ctl.c, 2, 0, map[string][]int32{
 		"foo": {0, 1, 2, 3, 9}, "nope": {0}, "doomed": {0}})
 	if resp.ErrorCode != 0 || resp.Version != 2 || len(got) != 7 {
 		t.Fatalf("want a v2 answer for all 7 partitions and no top-level error, got v%d code %d with %v",
-			resp.Version, resp.ErrorCode, zreqCodes(got))
+			resp.Version, resp.ErrorCode, rqCodes(got))
 	}
 	const preferredFailed = "Failed to elect leader for partition %s under strategy PreferredReplicaPartitionLeaderElectionStrategy"
-	zreqWantResult(t, got, "foo-0", 0, "")
-	zreqWantResult(t, got, "foo-1", kerr.ElectionNotNeeded.Code, zreqNotNeeded)
-	zreqWantResult(t, got, "foo-2", kerr.PreferredLeaderNotAvailable.Code, fmt.Sprintf(preferredFailed, "foo-2"))
-	zreqWantResult(t, got, "foo-3", kerr.PreferredLeaderNotAvailable.Code, fmt.Sprintf(preferredFailed, "foo-3"))
+	rqWantResult(t, got, "foo-0", 0, "")
+	rqWantResult(t, got, "foo-1", kerr.ElectionNotNeeded.Code, rqNotNeeded)
+	rqWantResult(t, got, "foo-2", kerr.PreferredLeaderNotAvailable.Code, fmt.Sprintf(preferredFailed, "foo-2"))
+	rqWantResult(t, got, "foo-3", kerr.PreferredLeaderNotAvailable.Code, fmt.Sprintf(preferredFailed, "foo-3"))
 	// Kafka's text, which its PlaintextAdminIntegrationTest matches.
-	zreqWantResult(t, got, "foo-9", kerr.UnknownTopicOrPartition.Code, "The partition does not exist.")
-	zreqWantResult(t, got, "nope-0", kerr.UnknownTopicOrPartition.Code, "The partition does not exist.")
-	zreqWantResult(t, got, "doomed-0", kerr.InvalidTopicException.Code, "The topic is being deleted")
+	rqWantResult(t, got, "foo-9", kerr.UnknownTopicOrPartition.Code, "The partition does not exist.")
+	rqWantResult(t, got, "nope-0", kerr.UnknownTopicOrPartition.Code, "The partition does not exist.")
+	rqWantResult(t, got, "doomed-0", kerr.InvalidTopicException.Code, "The topic is being deleted")
 
-	after := zreqStates(t, zc)
-	zreqUnchanged(t, before, after, "foo-0")
+	after := rqStates(t, zc)
+	rqUnchanged(t, before, after, "foo-0")
 	st, was := zc.waitView(t, "foo", 0), before["foo-0"]
 	if st.Leader != 1 || st.LeaderEpoch != was.LeaderEpoch+1 || !slices.Equal(st.ISR, was.ISR) ||
 		st.PartitionEpoch != was.PartitionEpoch+1 || st.ControllerEpoch != zc.ctl.c.Snapshot().Epoch {
@@ -140,8 +140,8 @@ func TestElectLeadersPreferredListed(t *testing.T) {
 			was.LeaderEpoch+1, was.ISR, st)
 	}
 	// Asking again finds nothing to do.
-	_, got = zreqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0}})
-	zreqWantResult(t, got, "foo-0", kerr.ElectionNotNeeded.Code, zreqNotNeeded)
+	_, got = rqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0}})
+	rqWantResult(t, got, "foo-0", kerr.ElectionNotNeeded.Code, rqNotNeeded)
 	if v := zc.version(t, "foo", 0); v != st.PartitionEpoch {
 		t.Fatalf("a second preferred election rewrote foo-0: version %d, want %d", v, st.PartitionEpoch)
 	}
@@ -152,9 +152,9 @@ func TestElectLeadersPreferredListed(t *testing.T) {
 // ELECTION_NOT_NEEDED out of such an answer, so it lists only elections
 // and failures (a client checking "nothing to do" expects an empty map).
 func TestElectLeadersPreferredAllPartitions(t *testing.T) {
-	zc := zreqElectCluster(t)
-	before := zreqStates(t, zc)
-	resp, got := zreqElect(t, zc.ctl.c, 1, 0, nil)
+	zc := rqElectCluster(t)
+	before := rqStates(t, zc)
+	resp, got := rqElect(t, zc.ctl.c, 1, 0, nil)
 	if resp.ErrorCode != 0 {
 		t.Fatalf("want no top-level error, got %d", resp.ErrorCode)
 	}
@@ -164,19 +164,19 @@ func TestElectLeadersPreferredAllPartitions(t *testing.T) {
 		"doomed-0": kerr.InvalidTopicException.Code,
 	}
 	if len(got) != len(want) {
-		t.Fatalf("all-partitions answer: want exactly %v, got %v", want, zreqCodes(got))
+		t.Fatalf("all-partitions answer: want exactly %v, got %v", want, rqCodes(got))
 	}
 	for k, code := range want {
-		zreqWantResult(t, got, k, code, "-")
+		rqWantResult(t, got, k, code, "-")
 	}
-	zreqUnchanged(t, before, zreqStates(t, zc), "foo-0")
+	rqUnchanged(t, before, rqStates(t, zc), "foo-0")
 	if st := zc.waitView(t, "foo", 0); st.Leader != 1 {
 		t.Fatalf("foo-0: want leader 1 after the election, got %v", st)
 	}
 	// Nothing left to elect: the answer lists only the failures.
-	_, got = zreqElect(t, zc.ctl.c, 1, 0, nil)
+	_, got = rqElect(t, zc.ctl.c, 1, 0, nil)
 	if _, listed := got["foo-0"]; listed || len(got) != len(want)-1 {
-		t.Fatalf("second all-partitions election: want the %d failures only, got %v", len(want)-1, zreqCodes(got))
+		t.Fatalf("second all-partitions election: want the %d failures only, got %v", len(want)-1, rqCodes(got))
 	}
 }
 
@@ -187,30 +187,30 @@ func TestElectLeadersPreferredAllPartitions(t *testing.T) {
 // replica at all the answer is ELIGIBLE_LEADERS_NOT_AVAILABLE. v0 has no
 // election type: it is always PREFERRED, whatever the field holds.
 func TestElectLeadersUnclean(t *testing.T) {
-	zc := zreqElectCluster(t)
-	before := zreqStates(t, zc)
+	zc := rqElectCluster(t)
+	before := rqStates(t, zc)
 
-	resp, got := zreqElect(t, zc.ctl.c, 0, 1, map[string][]int32{"lost": {0}})
+	resp, got := rqElect(t, zc.ctl.c, 0, 1, map[string][]int32{"lost": {0}})
 	if resp.Version != 0 {
 		t.Fatalf("v0 request answered with v%d", resp.Version)
 	}
-	zreqWantResult(t, got, "lost-0", kerr.PreferredLeaderNotAvailable.Code, "-")
-	zreqUnchanged(t, before, zreqStates(t, zc))
+	rqWantResult(t, got, "lost-0", kerr.PreferredLeaderNotAvailable.Code, "-")
+	rqUnchanged(t, before, rqStates(t, zc))
 
-	_, got = zreqElect(t, zc.ctl.c, 1, 1, map[string][]int32{"foo": {0, 1}})
-	zreqWantResult(t, got, "foo-0", kerr.ElectionNotNeeded.Code, "-")
-	zreqWantResult(t, got, "foo-1", kerr.ElectionNotNeeded.Code, "-")
+	_, got = rqElect(t, zc.ctl.c, 1, 1, map[string][]int32{"foo": {0, 1}})
+	rqWantResult(t, got, "foo-0", kerr.ElectionNotNeeded.Code, "-")
+	rqWantResult(t, got, "foo-1", kerr.ElectionNotNeeded.Code, "-")
 
-	resp, got = zreqElect(t, zc.ctl.c, 2, 1, nil)
+	resp, got = rqElect(t, zc.ctl.c, 2, 1, nil)
 	if resp.ErrorCode != 0 || len(got) != 3 {
-		t.Fatalf("unclean, all partitions: want lost-0, gone-0 and doomed-0 only, got code %d with %v", resp.ErrorCode, zreqCodes(got))
+		t.Fatalf("unclean, all partitions: want lost-0, gone-0 and doomed-0 only, got code %d with %v", resp.ErrorCode, rqCodes(got))
 	}
-	zreqWantResult(t, got, "lost-0", 0, "")
-	zreqWantResult(t, got, "gone-0", kerr.EligibleLeadersNotAvailable.Code,
+	rqWantResult(t, got, "lost-0", 0, "")
+	rqWantResult(t, got, "gone-0", kerr.EligibleLeadersNotAvailable.Code,
 		"Failed to elect leader for partition gone-0 under strategy OfflinePartitionLeaderElectionStrategy(true)")
-	zreqWantResult(t, got, "doomed-0", kerr.InvalidTopicException.Code, "The topic is being deleted")
+	rqWantResult(t, got, "doomed-0", kerr.InvalidTopicException.Code, "The topic is being deleted")
 
-	zreqUnchanged(t, before, zreqStates(t, zc), "lost-0")
+	rqUnchanged(t, before, rqStates(t, zc), "lost-0")
 	st, was := zc.waitView(t, "lost", 0), before["lost-0"]
 	if st.Leader != 3 || !slices.Equal(st.ISR, []int32{3}) || st.LeaderRecoveryState != election.Recovering ||
 		st.LeaderEpoch != was.LeaderEpoch+1 || st.ControllerEpoch != zc.ctl.c.Snapshot().Epoch {
@@ -218,19 +218,19 @@ func TestElectLeadersUnclean(t *testing.T) {
 	}
 }
 
-// zreqNotNeeded is the message of ELECTION_NOT_NEEDED: Kafka answers
+// rqNotNeeded is the message of ELECTION_NOT_NEEDED: Kafka answers
 // new ApiError(ELECTION_NOT_NEEDED), which carries the code's default text.
-const zreqNotNeeded = "Leader election not needed for topic partition."
+const rqNotNeeded = "Leader election not needed for topic partition."
 
 // TestElectLeadersDuplicatePartition: a partition listed twice is elected
 // once and answered once, as Kafka's broker makes a set of the request's
 // partitions; electing it twice would bump its leader epoch twice and send
 // the brokers two LeaderAndIsr rounds.
 func TestElectLeadersDuplicatePartition(t *testing.T) {
-	zc := zreqElectCluster(t)
-	was := zreqStates(t, zc)["foo-0"]
-	_, got := zreqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0, 0}})
-	zreqWantResult(t, got, "foo-0", 0, "")
+	zc := rqElectCluster(t)
+	was := rqStates(t, zc)["foo-0"]
+	_, got := rqElect(t, zc.ctl.c, 2, 0, map[string][]int32{"foo": {0, 0}})
+	rqWantResult(t, got, "foo-0", 0, "")
 	st := zc.waitView(t, "foo", 0)
 	if st.Leader != 1 || st.LeaderEpoch != was.LeaderEpoch+1 || st.PartitionEpoch != was.PartitionEpoch+1 {
 		t.Fatalf("foo-0 listed twice: want one election (leader 1, leader epoch %d, partition epoch %d), got %v",
@@ -242,13 +242,13 @@ func TestElectLeadersDuplicatePartition(t *testing.T) {
 // listing no partitions, asks for nothing: the answer is empty and no
 // partition is elected, though foo-0 would be.
 func TestElectLeadersEmptyLists(t *testing.T) {
-	zc := zreqElectCluster(t)
-	before := zreqStates(t, zc)
+	zc := rqElectCluster(t)
+	before := rqStates(t, zc)
 	for _, topics := range []map[string][]int32{{}, {"foo": {}}} {
-		resp, got := zreqElect(t, zc.ctl.c, 2, 0, topics)
+		resp, got := rqElect(t, zc.ctl.c, 2, 0, topics)
 		if resp.ErrorCode != 0 || len(got) != 0 {
-			t.Fatalf("ElectLeaders for %v: want an empty answer, got code %d with %v", topics, resp.ErrorCode, zreqCodes(got))
+			t.Fatalf("ElectLeaders for %v: want an empty answer, got code %d with %v", topics, resp.ErrorCode, rqCodes(got))
 		}
 	}
-	zreqUnchanged(t, before, zreqStates(t, zc))
+	rqUnchanged(t, before, rqStates(t, zc))
 }

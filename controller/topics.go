@@ -140,9 +140,24 @@ func (c *Controller) onPartitionModifications(ls *leaderState, name string) erro
 	if err != nil {
 		return err
 	}
-	// Keep the known partitions' assignments as the context has them, and
-	// the topic's id when the znode lost it (from IBP 2.8, prepareTopic
-	// has just written it back).
+	ls.cc.putTopic(name, keepKnown(t, a))
+	added := make([]TopicPartition, len(toAdd))
+	for i, p := range toAdd {
+		added[i] = TopicPartition{Topic: name, Partition: p}
+	}
+	c.markDirty(TopicPartition{Topic: name})
+	if len(added) == 0 {
+		return nil
+	}
+	c.log.Info().Str("topic", name).Int("partitions", len(added)).Msg("partitions added")
+	return c.onNewPartitionCreation(ls, added)
+}
+
+// keepKnown is a, a topic's assignment as read, with the known partitions'
+// replicas as the context has them (changes to those go through
+// reassignment), and the topic's id when the znode lost it (from IBP 2.8,
+// prepareTopic has just written it back).
+func keepKnown(t *topic, a znodes.TopicAssignment) znodes.TopicAssignment {
 	merged := a
 	if merged.TopicID.IsZero() {
 		merged.TopicID = t.id
@@ -154,17 +169,7 @@ func (c *Controller) onPartitionModifications(ls *leaderState, name string) erro
 		}
 		merged.Partitions[p] = replicas
 	}
-	ls.cc.putTopic(name, merged)
-	added := make([]TopicPartition, len(toAdd))
-	for i, p := range toAdd {
-		added[i] = TopicPartition{Topic: name, Partition: p}
-	}
-	c.markDirty(TopicPartition{Topic: name})
-	if len(added) == 0 {
-		return nil
-	}
-	c.log.Info().Str("topic", name).Int("partitions", len(added)).Msg("partitions added")
-	return c.onNewPartitionCreation(ls, added)
+	return merged
 }
 
 // onNewPartitionCreation is Kafka's: partitions and their replicas become

@@ -45,52 +45,76 @@ func (c *Controller) updateStates(ls *leaderState, tps []TopicPartition, what st
 		if err != nil {
 			return nil, nil, err
 		}
-		var ops []zkadmin.Op
-		var writes []TopicPartition
-		var states []election.LeaderAndIsr
-		var unknown []stateRead
-		for i, tp := range tps {
-			if reads[i].err != nil {
-				failed[tp] = reads[i].err
-				continue
-			}
-			u := decide(tp, reads[i].lai)
-			if u.skip {
-				continue
-			}
-			if u.err == nil && !u.write {
-				done[tp] = u.next
-				continue
-			}
-			var data []byte
-			if u.err == nil {
-				data, u.err = encodeState(u.next, reads[i].unknown)
-			}
-			if u.err != nil {
-				failed[tp] = u.err
-				continue
-			}
-			ops = append(ops, zkadmin.SetOp(znodes.PartitionStatePath(tp.Topic, tp.Partition), data, u.next.PartitionEpoch))
-			writes, states, unknown = append(writes, tp), append(states, u.next), append(unknown, reads[i])
-		}
-		res, err := c.fencedWrite(ls.ctx, ls, ops)
+		w := decideStateWrites(tps, reads, decide, done, failed)
+		res, err := c.fencedWrite(ls.ctx, ls, w.ops)
 		if err != nil {
 			return nil, nil, err
 		}
-		tps = nil
-		for j, tp := range writes {
-			switch {
-			case errors.Is(res[j].Err, zkadmin.ErrBadVersion):
-				tps = append(tps, tp)
-			case res[j].Err != nil:
-				failed[tp] = fmt.Errorf("write %s: %w", res[j].Path, res[j].Err)
-			default:
-				lai := states[j]
-				lai.PartitionEpoch = res[j].Stat.Version
-				ls.cc.partition(tp).unknown = unknown[j].unknown
-				done[tp] = lai
-			}
-		}
+		tps = w.settle(ls.cc, res, done, failed)
 	}
 	return done, failed, nil
+}
+
+// stateWrites are the conditional writes of one round of updateStates:
+// ops[i] writes states[i] for tps[i], read as reads[i].
+type stateWrites struct {
+	ops    []zkadmin.Op
+	tps    []TopicPartition
+	states []election.LeaderAndIsr
+	reads  []stateRead
+}
+
+// decideStateWrites lets decide pick each partition's next state from its
+// read: unchanged ones go to done, refusals and unreadable states to
+// failed, and the rest become writes at the version read.
+func decideStateWrites(tps []TopicPartition, reads []stateRead, decide func(TopicPartition, *election.LeaderAndIsr) stateUpdate,
+	done map[TopicPartition]election.LeaderAndIsr, failed map[TopicPartition]error) stateWrites {
+	var w stateWrites
+	for i, tp := range tps {
+		if reads[i].err != nil {
+			failed[tp] = reads[i].err
+			continue
+		}
+		u := decide(tp, reads[i].lai)
+		if u.skip {
+			continue
+		}
+		if u.err == nil && !u.write {
+			done[tp] = u.next
+			continue
+		}
+		var data []byte
+		if u.err == nil {
+			data, u.err = encodeState(u.next, reads[i].unknown)
+		}
+		if u.err != nil {
+			failed[tp] = u.err
+			continue
+		}
+		w.ops = append(w.ops, zkadmin.SetOp(znodes.PartitionStatePath(tp.Topic, tp.Partition), data, u.next.PartitionEpoch))
+		w.tps, w.states, w.reads = append(w.tps, tp), append(w.states, u.next), append(w.reads, reads[i])
+	}
+	return w
+}
+
+// settle records the writes' results: a write done goes to done with its
+// new version (the unknown fields kept go to the context), one refused
+// for its version is returned to be read and decided again, and any other
+// failure goes to failed.
+func (w stateWrites) settle(cc *clusterContext, res []zkadmin.OpResult, done map[TopicPartition]election.LeaderAndIsr,
+	failed map[TopicPartition]error) (again []TopicPartition) {
+	for j, tp := range w.tps {
+		switch {
+		case errors.Is(res[j].Err, zkadmin.ErrBadVersion):
+			again = append(again, tp)
+		case res[j].Err != nil:
+			failed[tp] = fmt.Errorf("write %s: %w", res[j].Path, res[j].Err)
+		default:
+			lai := w.states[j]
+			lai.PartitionEpoch = res[j].Stat.Version
+			cc.partition(tp).unknown = w.reads[j].unknown
+			done[tp] = lai
+		}
+	}
+	return again
 }

@@ -80,37 +80,7 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	if err != nil {
 		return nil, err
 	}
-	dial, err := d.brokerDialer()
-	if err != nil {
-		return nil, err
-	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	d.metrics = reg
-	if d.createRounds, err = newCreateRoundMetrics(reg); err != nil {
-		return nil, err
-	}
-	d.ctrl, err = controller.New(controller.Config{
-		Conf: d.conf, ZK: d.zk, WarmStandby: d.conf.WarmStandby, Endpoints: d.endpoints(), Registry: reg,
-		BrokerDial: brokerchan.DialFunc(dial),
-		Prober:     replicaLogProber(d.conf, dial),
-		Logger:     log, // the controller tags its lines with component=controller
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Published before the controller competes, so that /controller never
-	// names this node without its endpoints being readable.
-	if d.dir, err = newControllerDir(d.zk, d.ctrl, d.conf.NodeID, d.endpoints(), log); err != nil {
-		return nil, err
-	}
-	if err := d.dir.publish(ctx); err != nil {
-		return nil, err
-	}
-	if err := d.serveWire(d.routes(authz)); err != nil {
-		return nil, err
-	}
-	if err := d.serveHTTP(reg); err != nil {
+	if err := d.startController(ctx, authz); err != nil {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -126,16 +96,58 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 			return nil, err
 		}
 	}
-	log.Info().
+	d.logStarted(authz != nil)
+	return d, nil
+}
+
+// startController builds the controller with its metrics and broker
+// connections, publishes this node's endpoints, and serves the Kafka and
+// HTTP listeners. The controller does not compete for its seat yet.
+func (d *Daemon) startController(ctx context.Context, authz handler.Authorizer) error {
+	dial, err := d.brokerDialer()
+	if err != nil {
+		return err
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	d.metrics = reg
+	if d.createRounds, err = newCreateRoundMetrics(reg); err != nil {
+		return err
+	}
+	d.ctrl, err = controller.New(controller.Config{
+		Conf: d.conf, ZK: d.zk, WarmStandby: d.conf.WarmStandby, Endpoints: d.endpoints(), Registry: reg,
+		BrokerDial: brokerchan.DialFunc(dial),
+		Prober:     replicaLogProber(d.conf, dial),
+		Logger:     d.log, // the controller tags its lines with component=controller
+	})
+	if err != nil {
+		return err
+	}
+	// Published before the controller competes, so that /controller never
+	// names this node without its endpoints being readable.
+	if d.dir, err = newControllerDir(d.zk, d.ctrl, d.conf.NodeID, d.endpoints(), d.log); err != nil {
+		return err
+	}
+	if err := d.dir.publish(ctx); err != nil {
+		return err
+	}
+	if err := d.serveWire(d.routes(authz)); err != nil {
+		return err
+	}
+	return d.serveHTTP(reg)
+}
+
+// logStarted logs where the daemon runs.
+func (d *Daemon) logStarted(authorizer bool) {
+	d.log.Info().
 		Strs("zookeeper", d.conf.ZooKeeper.Connect.Servers).
 		Str("chroot", d.conf.ZooKeeper.Connect.Chroot).
 		Str("cluster_id", d.clusterID).
 		Int32("node_id", d.conf.NodeID).
 		Strs("kafka_listeners", d.listenerAddrs()).
-		Bool("authorizer", authz != nil).
+		Bool("authorizer", authorizer).
 		Str("http", httpURL(d.httpAddr)).
 		Msg("kzadmind started")
-	return d, nil
 }
 
 // connect opens the ZooKeeper session and, as a Kafka broker does at

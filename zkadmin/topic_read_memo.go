@@ -127,25 +127,7 @@ func (cr carriedRead) assemble(c *Cluster, resolved []*Topic, watched []bool) *t
 			unwatched = append(unwatched, t)
 		}
 	}
-	// The deletion markers are not part of the topic znode: a carried
-	// topic takes the marker of this read. Skipped when there is none to
-	// take or drop, so that a carried topic is not even looked at.
-	marked := 0
-	if cr.base == nil || cr.base.marked > 0 || len(c.MarkedForDeletion) > 0 {
-		for i, t := range cr.topics {
-			if t == nil {
-				continue
-			}
-			if m := c.MarkedForDeletion[t.Name]; m != t.MarkedForDeletion {
-				cp := *t
-				cp.MarkedForDeletion = m
-				cr.topics[i] = &cp
-			}
-			if cr.topics[i].MarkedForDeletion {
-				marked++
-			}
-		}
-	}
+	marked := cr.takeMarkers(c.MarkedForDeletion)
 	c.Topics = make([]*Topic, 0, len(cr.listing))
 	for _, t := range cr.topics {
 		if t != nil {
@@ -161,7 +143,36 @@ func (cr carriedRead) assemble(c *Cluster, resolved []*Topic, watched []bool) *t
 	if len(c.Topics) == len(cr.listing) && len(unwatched) == 0 {
 		return memo
 	}
-	// Keep only the topics found with a watch, by name.
+	memo.keepWatched(c, unwatched)
+	return memo
+}
+
+// takeMarkers gives each carried topic the deletion marker of this read
+// (markers are not part of the topic znode) and counts the marked ones.
+// It is skipped when there is no marker to take or drop, so that a
+// carried topic is not even looked at.
+func (cr carriedRead) takeMarkers(markers map[string]bool) (marked int) {
+	if cr.base != nil && cr.base.marked == 0 && len(markers) == 0 {
+		return 0
+	}
+	for i, t := range cr.topics {
+		if t == nil {
+			continue
+		}
+		if m := markers[t.Name]; m != t.MarkedForDeletion {
+			cp := *t
+			cp.MarkedForDeletion = m
+			cr.topics[i] = &cp
+		}
+		if cr.topics[i].MarkedForDeletion {
+			marked++
+		}
+	}
+	return marked
+}
+
+// keepWatched narrows the memo to c's topics found with a watch.
+func (memo *topicReadMemo) keepWatched(c *Cluster, unwatched []*Topic) {
 	memo.names, memo.topics, memo.marked = nil, nil, 0
 	skip := make(map[*Topic]bool, len(unwatched))
 	for _, t := range unwatched {
@@ -178,5 +189,4 @@ func (cr carriedRead) assemble(c *Cluster, resolved []*Topic, watched []bool) *t
 		}
 	}
 	memo.tally = c.tally.with(unwatched, nil)
-	return memo
 }

@@ -90,20 +90,7 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 	var defaults map[string]string // read once, when the first v5+ success needs it
 	var created []createdTopic
 	lastOf, counts := lastEntries(r.Topics)
-	var todo []int // entries that passed the prechecks, in request order
-	var reqs []zkadmin.CreateTopicRequest
-	for i := range r.Topics {
-		t := &r.Topics[i]
-		if r.Version == 0 && lastOf[t.Topic] != i {
-			continue // answered below with the last entry's result
-		}
-		if e, pre := h.precheckTopic(ctx, req, r.Version, v, t, counts[t.Topic]); pre {
-			setTopicError(&resp.Topics[i], e)
-			continue
-		}
-		todo = append(todo, i)
-		reqs = append(reqs, createRequest(t, validateOnly))
-	}
+	todo, reqs := h.prechecked(ctx, req, r, v, resp, lastOf, counts)
 	for k, o := range h.createAll(ctx, reqs) {
 		i := todo[k]
 		t, rt, res := &r.Topics[i], &resp.Topics[i], o.Result
@@ -136,6 +123,28 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 		}
 	}
 	return resp
+}
+
+// prechecked makes the checks before the Admin's (precheckTopic) and
+// answers the entries that fail them; it returns the others' indexes in
+// request order with their create requests. In v0 only the last entry of
+// a name is created; the others get its answer afterwards.
+func (h *Handlers) prechecked(ctx context.Context, req *wire.Request, r *kmsg.CreateTopicsRequest, v *View,
+	resp *kmsg.CreateTopicsResponse, lastOf map[string]int, counts map[string]int) (todo []int, reqs []zkadmin.CreateTopicRequest) {
+	validateOnly := r.Version >= 1 && r.ValidateOnly
+	for i := range r.Topics {
+		t := &r.Topics[i]
+		if r.Version == 0 && lastOf[t.Topic] != i {
+			continue
+		}
+		if e, pre := h.precheckTopic(ctx, req, r.Version, v, t, counts[t.Topic]); pre {
+			setTopicError(&resp.Topics[i], e)
+			continue
+		}
+		todo = append(todo, i)
+		reqs = append(reqs, createRequest(t, validateOnly))
+	}
+	return todo, reqs
 }
 
 // batchCreator is an Admin that also creates many topics in one go

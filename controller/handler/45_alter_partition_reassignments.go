@@ -48,19 +48,7 @@ import (
 func (h *Handlers) alterPartitionReassignments(ctx context.Context, req *wire.Request,
 	r *kmsg.AlterPartitionAssignmentsRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
-	// A partition listed twice keeps its last target, as Kafka's map does.
-	targets := map[tp][]int32{}
-	var order []tp
-	for _, t := range r.Topics {
-		for _, p := range t.Partitions {
-			k := tp{t.Topic, p.Partition}
-			if _, dup := targets[k]; !dup {
-				order = append(order, k)
-			}
-			targets[k] = p.Replicas
-		}
-	}
-	results := map[tp]apiError{}
+	targets, order := reassignTargets(r)
 	v := h.cluster.View()
 	switch {
 	case !h.allows(ctx, req, OpAlter, ClusterResource()):
@@ -85,6 +73,34 @@ func (h *Handlers) alterPartitionReassignments(ctx context.Context, req *wire.Re
 		resp.ErrorCode, resp.ErrorMessage = e.code, e.msg
 		return resp
 	}
+	results := h.reassignThroughZnode(ctx, v, targets, order)
+	resp.Topics = reassignResults(order, func(k tp) apiError { return results[k] })
+	return resp
+}
+
+// reassignTargets is each partition's target replicas (nil to cancel), and
+// the partitions in request order. A partition listed twice keeps its last
+// target, as Kafka's map does.
+func reassignTargets(r *kmsg.AlterPartitionAssignmentsRequest) (map[tp][]int32, []tp) {
+	targets := map[tp][]int32{}
+	var order []tp
+	for _, t := range r.Topics {
+		for _, p := range t.Partitions {
+			k := tp{t.Topic, p.Partition}
+			if _, dup := targets[k]; !dup {
+				order = append(order, k)
+			}
+			targets[k] = p.Replicas
+		}
+	}
+	return targets, order
+}
+
+// reassignThroughZnode checks each partition against the view and starts or
+// cancels the valid ones through the Admin (the legacy znode), when the
+// controller does not run API reassignments itself.
+func (h *Handlers) reassignThroughZnode(ctx context.Context, v *View, targets map[tp][]int32, order []tp) map[tp]apiError {
+	results := map[tp]apiError{}
 	var moves []znodes.ReassignmentEntry
 	var cancels []znodes.TopicPartition
 	for _, k := range order {
@@ -109,8 +125,7 @@ func (h *Handlers) alterPartitionReassignments(ctx context.Context, req *wire.Re
 			results[tp{c.Topic, c.Partition}] = h.errorOf(err)
 		}
 	}
-	resp.Topics = reassignResults(order, func(k tp) apiError { return results[k] })
-	return resp
+	return results
 }
 
 // checkMove makes the per-partition checks of step 3 against the view.

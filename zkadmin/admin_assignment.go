@@ -19,14 +19,8 @@ func validateAssignment(c *Cluster, topic string, asg [][]int32, first, rf int) 
 	}
 	for i, replicas := range asg {
 		p := first + i
-		if len(replicas) == 0 {
-			return adminErr(KindInvalidReplicaAssignment, topic,
-				"The manual partition assignment includes an empty replica list (topic '%s', partition %d).", topic, p)
-		}
-		if d, dup := firstDuplicate(replicas); dup {
-			return adminErr(KindInvalidReplicaAssignment, topic,
-				"Duplicate replica assignment found for partition %d of topic '%s': broker %d appears twice in %s.",
-				p, topic, d, joinIDs(replicas))
+		if err := checkReplicaList(topic, p, replicas, first > 0); err != nil {
+			return err
 		}
 	}
 	if msg := rfMismatch(asg, first, rf); msg != "" {
@@ -41,6 +35,31 @@ func validateAssignment(c *Cluster, topic string, asg [][]int32, first, rf int) 
 		}
 	}
 	return nil
+}
+
+// checkReplicaList refuses an empty list or a broker listed twice, with
+// Kafka's messages: AdminZkClient's for new partitions of a topic
+// (adding), KRaft's for a new topic, where ZooKeeper-mode Kafka prints a
+// Scala map instead.
+func checkReplicaList(topic string, p int, replicas []int32, adding bool) error {
+	if len(replicas) == 0 {
+		if adding {
+			return adminErr(KindInvalidReplicaAssignment, topic, "Cannot have replication factor of 0 for partition id %d.", p)
+		}
+		return adminErr(KindInvalidReplicaAssignment, topic,
+			"The manual partition assignment includes an empty replica list (topic '%s', partition %d).", topic, p)
+	}
+	d, dup := firstDuplicate(replicas)
+	switch {
+	case !dup:
+		return nil
+	case adding:
+		return adminErr(KindInvalidReplicaAssignment, topic,
+			"Duplicate brokers not allowed in replica assignment: %s for partition id %d.", joinIDsComma(replicas), p)
+	}
+	return adminErr(KindInvalidReplicaAssignment, topic,
+		"Duplicate replica assignment found for partition %d of topic '%s': broker %d appears twice in %s.",
+		p, topic, d, joinIDs(replicas))
 }
 
 // rfMismatch returns Kafka's message when the lists do not all have rf
@@ -86,4 +105,13 @@ func joinIDs(ids []int32) string {
 		s[i] = fmt.Sprint(id)
 	}
 	return "[" + strings.Join(s, ",") + "]"
+}
+
+// joinIDsComma joins ids as Scala's mkString(", ") does.
+func joinIDsComma(ids []int32) string {
+	s := make([]string, len(ids))
+	for i, id := range ids {
+		s[i] = fmt.Sprint(id)
+	}
+	return strings.Join(s, ", ")
 }

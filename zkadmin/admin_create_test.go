@@ -116,7 +116,7 @@ func TestCreateTopicRefusals(t *testing.T) {
 		code int16
 		msg  string
 	}{
-		{"bad name", CreateTopicRequest{Topic: "bad/name", Partitions: 1, ReplicationFactor: 1}, KindInvalidTopic, 17, "illegal"},
+		{"bad name", CreateTopicRequest{Topic: "bad/name", Partitions: 1, ReplicationFactor: 1}, KindInvalidTopic, 17, "is invalid"},
 		{"empty name", CreateTopicRequest{Topic: "", Partitions: 1, ReplicationFactor: 1}, KindInvalidTopic, 17, "empty"},
 		{"exists", CreateTopicRequest{Topic: "exists", Partitions: 1, ReplicationFactor: 1}, KindTopicExists, 36, "Topic 'exists' already exists."},
 		{"marked", CreateTopicRequest{Topic: "doomed", Partitions: 1, ReplicationFactor: 1}, KindMarkedForDeletion, 36, "Topic 'doomed' is marked for deletion."},

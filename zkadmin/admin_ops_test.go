@@ -2,6 +2,7 @@ package zkadmin
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -276,4 +277,28 @@ func TestPreferredElection(t *testing.T) {
 	e.zk.Delete(e.ctx, znodes.PreferredReplicaElectionPath, AnyVersion)
 	_, err = e.admin.ElectPreferredLeaders(e.ctx, []znodes.TopicPartition{{Topic: "p", Partition: 7}}, false)
 	wantKind(t, err, KindUnknownTopic, "p-7")
+}
+
+// TestReplicaListMessages: Kafka's AdminZkClient texts for new partitions
+// of a topic; KRaft's for a new topic (ZooKeeper mode prints a Scala map).
+func TestReplicaListMessages(t *testing.T) {
+	for _, tc := range []struct {
+		replicas []int32
+		adding   bool
+		want     string
+	}{
+		{[]int32{1, 1}, true, "Duplicate brokers not allowed in replica assignment: 1, 1 for partition id 3."},
+		{[]int32{}, true, "Cannot have replication factor of 0 for partition id 3."},
+		{[]int32{}, false, "The manual partition assignment includes an empty replica list (topic 't', partition 3)."},
+		{[]int32{2, 1, 2}, false, "Duplicate replica assignment found for partition 3 of topic 't': broker 2 appears twice in [2,1,2]."},
+	} {
+		err := checkReplicaList("t", 3, tc.replicas, tc.adding)
+		var ae *AdminError
+		if !errors.As(err, &ae) || ae.Kind != KindInvalidReplicaAssignment || ae.Message != tc.want {
+			t.Errorf("%v adding=%v: %v, want %q", tc.replicas, tc.adding, err, tc.want)
+		}
+	}
+	if err := checkReplicaList("t", 3, []int32{1, 2}, true); err != nil {
+		t.Errorf("a valid list refused: %v", err)
+	}
 }

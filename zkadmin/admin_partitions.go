@@ -91,7 +91,7 @@ func checkAddPartitions(c *Cluster, req AddPartitionsRequest) (*Topic, [][]int32
 		return nil, nil, malformed(name, "add partitions to topic '"+name+"'", t.Err)
 	case !req.AllowDuringReassignment && c.reassigning(t):
 		return nil, nil, adminErr(KindReassignmentInProgress, name,
-			"A partition reassignment is in progress for topic '%s'.", name)
+			"A partition reassignment is in progress for the topic '%s'.", name)
 	case t.MarkedForDeletion:
 		return nil, nil, adminErr(KindMarkedForDeletion, name, "The topic '%s' is queued for deletion.", name).
 			withCode(CodeInvalidTopic)

@@ -74,7 +74,7 @@ func ExampleValidateTopicName() {
 	fmt.Println(znodes.CheckTopicCollision("orders.v1", []string{"orders_v1"}))
 	// Output:
 	// <nil>
-	// Topic name "orders/v1" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'
+	// Topic name is invalid: 'orders/v1' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'
 	// Topic 'orders.v1' collides with existing topics: orders_v1
 }
 

@@ -15,39 +15,43 @@ const (
 	GroupMetadataTopic = "__consumer_offsets"
 	// TransactionStateTopic holds the transaction log.
 	TransactionStateTopic = "__transaction_state"
+	// ShareGroupStateTopic is KIP-932's share-group state topic. Kafka
+	// 3.9's Topic.isInternal already counts it (3.7 and 3.8 did not).
+	ShareGroupStateTopic = "__share_group_state"
 	// ClusterMetadataTopic is KRaft's metadata log; CreateTopics refuses it
 	// with INVALID_REQUEST. It is not an internal topic in ZK mode.
 	ClusterMetadataTopic = "__cluster_metadata"
 )
 
-// InternalTopics returns the topics Kafka 3.x reports as internal
-// (Topic.isInternal). __share_group_state only exists in later KRaft releases.
+// InternalTopics returns the topics Kafka 3.9 reports as internal
+// (Topic.isInternal).
 func InternalTopics() []string {
-	return []string{GroupMetadataTopic, TransactionStateTopic}
+	return []string{GroupMetadataTopic, TransactionStateTopic, ShareGroupStateTopic}
 }
 
-// IsInternalTopic reports whether Kafka 3.x treats name as an internal topic.
+// IsInternalTopic reports whether Kafka 3.9 treats name as an internal
+// topic (the IsInternal of Metadata and DescribeTopicPartitions).
 func IsInternalTopic(name string) bool {
-	return name == GroupMetadataTopic || name == TransactionStateTopic
+	return name == GroupMetadataTopic || name == TransactionStateTopic || name == ShareGroupStateTopic
 }
 
 // ValidateTopicName applies Kafka's Topic.validate and returns an
 // *InvalidTopicError carrying Kafka 3.x's exact message, or nil.
 func ValidateTopicName(name string) error {
-	const prefix = "Topic name"
+	reason := ""
 	switch {
 	case name == "":
-		return invalidTopic(name, prefix+" is illegal, it can't be empty")
+		reason = "the empty string is not allowed"
 	case name == "." || name == "..":
-		return invalidTopic(name, prefix+` cannot be "." or ".."`)
+		reason = "'" + name + "' is not allowed"
 	case javaLength(name) > MaxTopicNameLength:
-		return invalidTopic(name, prefix+" is illegal, it can't be longer than "+
-			strconv.Itoa(MaxTopicNameLength)+" characters, "+prefix+": "+name)
+		reason = "the length of '" + name + "' is longer than the max allowed length " + strconv.Itoa(MaxTopicNameLength)
 	case !legalTopicChars(name):
-		return invalidTopic(name, prefix+` "`+name+`" is illegal, it contains a character other than `+
-			`ASCII alphanumerics, '.', '_' and '-'`)
+		reason = "'" + name + "' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'"
+	default:
+		return nil
 	}
-	return nil
+	return invalidTopic(name, "Topic name is invalid: "+reason)
 }
 
 func invalidTopic(name, msg string) error { return &InvalidTopicError{Topic: name, Message: msg} }

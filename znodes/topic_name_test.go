@@ -20,18 +20,19 @@ func TestValidateTopicNameAccepts(t *testing.T) {
 	}
 }
 
+// TestValidateTopicNameKafkaMessages: Kafka 3.9's Topic.validate texts.
 func TestValidateTopicNameKafkaMessages(t *testing.T) {
 	long := strings.Repeat("x", 250)
 	cases := map[string]string{
-		"":       "Topic name is illegal, it can't be empty",
-		".":      `Topic name cannot be "." or ".."`,
-		"..":     `Topic name cannot be "." or ".."`,
-		long:     "Topic name is illegal, it can't be longer than 249 characters, Topic name: " + long,
-		"a b":    `Topic name "a b" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
-		"a/b":    `Topic name "a/b" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
-		"tópico": `Topic name "tópico" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
-		"a:b":    `Topic name "a:b" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`,
-		"a\x00":  "Topic name \"a\x00\" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'",
+		"":       "Topic name is invalid: the empty string is not allowed",
+		".":      `Topic name is invalid: '.' is not allowed`,
+		"..":     `Topic name is invalid: '..' is not allowed`,
+		long:     "Topic name is invalid: the length of '" + long + "' is longer than the max allowed length 249",
+		"a b":    `Topic name is invalid: 'a b' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`,
+		"a/b":    `Topic name is invalid: 'a/b' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`,
+		"tópico": `Topic name is invalid: 'tópico' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`,
+		"a:b":    `Topic name is invalid: 'a:b' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`,
+		"a\x00":  "Topic name is invalid: 'a\x00' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'",
 	}
 	for name, want := range cases {
 		err := znodes.ValidateTopicName(name)
@@ -52,12 +53,12 @@ func TestValidateTopicNameKafkaMessages(t *testing.T) {
 func TestValidateTopicNameLengthInJavaChars(t *testing.T) {
 	name := strings.Repeat("é", 125) // 125 Java chars, 250 bytes
 	err := znodes.ValidateTopicName(name)
-	if err == nil || !strings.Contains(err.Error(), "contains a character other than") {
+	if err == nil || !strings.Contains(err.Error(), "contains one or more characters other than") {
 		t.Fatalf("125 chars must hit the character check, got %v", err)
 	}
 	name = strings.Repeat("😀", 125) // 250 Java chars (surrogate pairs)
 	err = znodes.ValidateTopicName(name)
-	if err == nil || !strings.Contains(err.Error(), "longer than 249 characters") {
+	if err == nil || !strings.Contains(err.Error(), "longer than the max allowed length 249") {
 		t.Fatalf("250 UTF-16 units must hit the length check, got %v", err)
 	}
 }
@@ -98,12 +99,13 @@ func TestInternalTopics(t *testing.T) {
 			t.Errorf("%s should be internal", name)
 		}
 	}
-	if !reflect.DeepEqual(znodes.InternalTopics(), []string{"__consumer_offsets", "__transaction_state"}) {
+	// Kafka 3.9's Topic.INTERNAL_TOPICS.
+	if !reflect.DeepEqual(znodes.InternalTopics(), []string{"__consumer_offsets", "__transaction_state", "__share_group_state"}) {
 		t.Fatalf("InternalTopics = %q", znodes.InternalTopics())
 	}
-	for _, name := range []string{"__cluster_metadata", "__share_group_state", "orders", "__consumer_offsets2"} {
+	for _, name := range []string{"__cluster_metadata", "orders", "__consumer_offsets2", "__share_group_state2"} {
 		if znodes.IsInternalTopic(name) {
-			t.Errorf("%s should not be internal in Kafka 3.x ZK mode", name)
+			t.Errorf("%s should not be internal", name)
 		}
 	}
 }

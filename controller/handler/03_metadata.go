@@ -21,12 +21,18 @@ package handler
 //     because its re-creation fails with "marked for deletion".
 //   - A missing topic is UNKNOWN_TOPIC_OR_PARTITION, or INVALID_TOPIC_EXCEPTION
 //     for a name Kafka's Topic.validate refuses, unless auto-creation
-//     applies: auto.create.topics.enable, the request allows it (always
-//     at v0-3: kmsg decodes the absent flag as false, Kafka's schema says
-//     true), the principal may CREATE (on the cluster or the topic). Then
-//     the topic is created through Admin with the defaults (-1, -1; the
-//     internal topics get Kafka's own settings) and answered
-//     LEADER_NOT_AVAILABLE with no partitions, or with the creation's error.
+//     applies: auto.create.topics.enable and the request allows it
+//     (always at v0-3: kmsg decodes the absent flag as false, Kafka's
+//     schema says true). Then a principal that may not CREATE (on the
+//     cluster or the topic) gets TOPIC_AUTHORIZATION_FAILED, whatever the
+//     name, and an entry with the unauthorized ones; otherwise the topic
+//     is created through Admin with the defaults (-1, -1; the internal
+//     topics get Kafka's own settings) and answered LEADER_NOT_AVAILABLE
+//     with no partitions, or with the creation's error. Every answer but
+//     the unauthorized ones carries the authorized operations when asked.
+//   - A topic the principal may not DESCRIBE is TOPIC_AUTHORIZATION_FAILED
+//     with its name and a zero id, or, asked by id (v12), with its id and
+//     a null name (Kafka does not treat ids as sensitive).
 //   - Partitions: error 0 with the leader; LEADER_NOT_AVAILABLE and leader
 //     -1 when the leader is unknown or not a live broker; v6+
 //     LISTENER_NOT_FOUND when the leader is live but has no endpoint on
@@ -109,12 +115,13 @@ func metadataRequestError(r *kmsg.MetadataRequest) int16 {
 }
 
 // metadataErrorResponse is Kafka's whole-request error: every requested
-// topic with the code, no brokers, controller -1.
+// topic with the code and the id it was asked by, no brokers, controller
+// -1.
 func metadataErrorResponse(r *kmsg.MetadataRequest, code int16) *kmsg.MetadataResponse {
 	resp := r.ResponseKind().(*kmsg.MetadataResponse)
 	for _, rt := range r.Topics {
 		t := kmsg.NewMetadataResponseTopic()
-		t.ErrorCode = code
+		t.ErrorCode, t.TopicID = code, rt.TopicID
 		t.Topic = strp("")
 		if rt.Topic != nil {
 			t.Topic = strp(*rt.Topic)
@@ -130,15 +137,20 @@ func metadataErrorResponse(r *kmsg.MetadataRequest, code int16) *kmsg.MetadataRe
 func (h *Handlers) explicitTopics(ctx context.Context, req *wire.Request, r *kmsg.MetadataRequest, v *View,
 	live map[int32]bool) []kmsg.MetadataResponseTopic {
 	var unknownIDs, out, createDenied, describeDenied []kmsg.MetadataResponseTopic
-	names := requestedNames(r, v, func(id [16]byte) {
+	names, byID := requestedNames(r, v, func(id [16]byte) {
 		t := kmsg.NewMetadataResponseTopic()
 		t.ErrorCode, t.TopicID = kerr.UnknownTopicID.Code, id
 		unknownIDs = append(unknownIDs, t)
 	})
 	for _, name := range names {
 		if !h.allows(ctx, req, OpDescribe, TopicResource(name)) {
+			// Asked by name, the answer keeps the id back; asked by id,
+			// it keeps the name back (Kafka: ids are not sensitive).
 			t := kmsg.NewMetadataResponseTopic()
 			t.ErrorCode, t.Topic = kerr.TopicAuthorizationFailed.Code, strp(name)
+			if byID {
+				t.Topic, t.TopicID = nil, v.Topic(name).ID
+			}
 			describeDenied = append(describeDenied, t)
 			continue
 		}
@@ -158,15 +170,13 @@ func (h *Handlers) explicitTopics(ctx context.Context, req *wire.Request, r *kms
 
 // requestedNames returns the names asked for, deduplicated in request
 // order. At v12, if any entry has a topic id, only the ids count (as in
-// Kafka); unknown ones are reported to unknownID.
-func requestedNames(r *kmsg.MetadataRequest, v *View, unknownID func([16]byte)) []string {
-	byID := false
+// Kafka: byID); unknown ones are reported to unknownID.
+func requestedNames(r *kmsg.MetadataRequest, v *View, unknownID func([16]byte)) (names []string, byID bool) {
 	for _, t := range r.Topics {
 		byID = byID || (r.Version >= 12 && t.TopicID != [16]byte{})
 	}
 	seen := map[string]bool{}
 	seenID := map[[16]byte]bool{}
-	var names []string
 	for _, t := range r.Topics {
 		var name string
 		switch {
@@ -189,32 +199,31 @@ func requestedNames(r *kmsg.MetadataRequest, v *View, unknownID func([16]byte)) 
 			names = append(names, name)
 		}
 	}
-	return names
+	return names, byID
 }
 
 // missingTopic answers a topic that is not (or no longer) there, creating
 // it when auto-creation applies. createDenied reports an entry that goes
-// with the unauthorized ones.
+// with the unauthorized ones. As in Kafka, the CREATE permission is
+// checked before the name (a principal that may not create learns
+// nothing about the name), and every answer but a create-denied one
+// carries the authorized operations when asked.
 func (h *Handlers) missingTopic(ctx context.Context, req *wire.Request, r *kmsg.MetadataRequest, v *View,
 	name string) (t kmsg.MetadataResponseTopic, createDenied bool) {
 	t = kmsg.NewMetadataResponseTopic()
-	t.Topic = strp(name)
+	t.Topic, t.IsInternal = strp(name), znodes.IsInternalTopic(name)
 	allowAuto := h.cfg.AutoCreateTopicsEnable && (r.Version < 4 || r.AllowAutoTopicCreation)
 	switch {
-	case znodes.ValidateTopicName(name) != nil:
-		t.ErrorCode = kerr.InvalidTopicException.Code
-		return t, false
-	case !allowAuto:
-		t.ErrorCode = kerr.UnknownTopicOrPartition.Code
-		t.IsInternal = znodes.IsInternalTopic(name)
-		return t, false
-	case !h.allows(ctx, req, OpCreate, ClusterResource()) && !h.allows(ctx, req, OpCreate, TopicResource(name)):
+	case allowAuto && !h.allows(ctx, req, OpCreate, ClusterResource()) && !h.allows(ctx, req, OpCreate, TopicResource(name)):
 		t.ErrorCode = kerr.TopicAuthorizationFailed.Code
 		return t, true
-	}
-	t.IsInternal = znodes.IsInternalTopic(name)
-	t.ErrorCode = kerr.LeaderNotAvailable.Code
-	if v.Topic(name) == nil { // not merely queued for deletion
+	case znodes.ValidateTopicName(name) != nil:
+		t.ErrorCode = kerr.InvalidTopicException.Code
+	case !allowAuto:
+		t.ErrorCode = kerr.UnknownTopicOrPartition.Code
+	case v.Topic(name) != nil: // queued for deletion: its re-creation would fail
+		t.ErrorCode = kerr.LeaderNotAvailable.Code
+	default:
 		t.ErrorCode = h.autoCreate(ctx, name)
 	}
 	if r.Version >= 8 && r.IncludeTopicAuthorizedOperations {
@@ -250,8 +259,8 @@ func autoCreateRequest(name string) zkadmin.CreateTopicRequest {
 			"segment.bytes": "104857600"}
 	case znodes.TransactionStateTopic:
 		req.Partitions, req.ReplicationFactor = 50, 3
-		req.Config = map[string]string{"cleanup.policy": "compact", "min.insync.replicas": "2",
-			"segment.bytes": "104857600", "unclean.leader.election.enable": "false"}
+		req.Config = map[string]string{"cleanup.policy": "compact", "compression.type": "uncompressed",
+			"min.insync.replicas": "2", "segment.bytes": "104857600", "unclean.leader.election.enable": "false"}
 	}
 	return req
 }

@@ -48,8 +48,11 @@ package handler
 //
 // Version notes: v1+ ErrorMessage and validateOnly; v2+ ThrottleMillis;
 // v5+ NumPartitions, ReplicationFactor and every topic config with its
-// source (also for validateOnly, and for REQUEST_TIMED_OUT); failures
-// keep -1/-1 and no configs. v7+ TopicID (zero for validateOnly).
+// source (also for validateOnly); failures, REQUEST_TIMED_OUT included,
+// get -1/-1 and no configs, and TopicConfigErrorCode 0 except for the
+// failures of steps 2-4, which keep 29 when DESCRIBE_CONFIGS is denied
+// (Kafka resets only what its admin manager answered). v7+ TopicID (zero
+// for validateOnly; kept with REQUEST_TIMED_OUT, as Kafka does).
 
 import (
 	"context"
@@ -137,7 +140,14 @@ func (h *Handlers) prechecked(ctx context.Context, req *wire.Request, r *kmsg.Cr
 		if r.Version == 0 && lastOf[t.Topic] != i {
 			continue
 		}
-		if e, pre := h.precheckTopic(ctx, req, r.Version, v, t, counts[t.Topic]); pre {
+		if e, failed := h.requestCheck(ctx, req, r.Version, t, counts[t.Topic]); failed {
+			setTopicError(&resp.Topics[i], e)
+			if !h.allows(ctx, req, OpDescribeConfigs, TopicResource(t.Topic)) {
+				resp.Topics[i].ConfigErrorCode = kerr.TopicAuthorizationFailed.Code
+			}
+			continue
+		}
+		if e, pre := h.precheckTopic(v, t); pre {
 			setTopicError(&resp.Topics[i], e)
 			continue
 		}
@@ -198,19 +208,27 @@ func lastEntries(topics []kmsg.CreateTopicsRequestTopic) (last, counts map[strin
 	return last, counts
 }
 
-// precheckTopic makes the checks before Admin's (steps 2-7 of the file
-// comment); pre reports a failure.
-func (h *Handlers) precheckTopic(ctx context.Context, req *wire.Request, version int16, v *View,
-	t *kmsg.CreateTopicsRequestTopic, entries int) (e apiError, pre bool) {
+// requestCheck makes KafkaApis' own checks of an entry (steps 2-4 of
+// the file comment); failed reports a refusal.
+func (h *Handlers) requestCheck(ctx context.Context, req *wire.Request, version int16,
+	t *kmsg.CreateTopicsRequestTopic, entries int) (e apiError, failed bool) {
 	name := t.Topic
-	dup := version >= 1 && entries > 1
 	switch {
 	case name == znodes.ClusterMetadataTopic:
 		return newAPIError(kerr.InvalidRequest.Code, "Creation of internal topic "+name+" is prohibited."), true
-	case dup:
+	case version >= 1 && entries > 1:
 		return newAPIError(kerr.InvalidRequest.Code, "Found multiple entries for this topic."), true
 	case !h.allows(ctx, req, OpCreate, ClusterResource()) && !h.allows(ctx, req, OpCreate, TopicResource(name)):
 		return newAPIError(kerr.TopicAuthorizationFailed.Code, "Authorization failed."), true
+	}
+	return errNone, false
+}
+
+// precheckTopic makes the checks after KafkaApis' and before Admin's
+// (steps 5-7 of the file comment); pre reports a failure.
+func (h *Handlers) precheckTopic(v *View, t *kmsg.CreateTopicsRequestTopic) (e apiError, pre bool) {
+	name := t.Topic
+	switch {
 	case v.Live(name) != nil:
 		return newAPIError(kerr.TopicAlreadyExists.Code, fmt.Sprintf("Topic '%s' already exists.", name)), true
 	}
@@ -339,7 +357,10 @@ func (h *Handlers) awaitCreated(ctx context.Context, timeoutMs int32, resp *kmsg
 	})
 	for _, c := range created {
 		if timeoutMs <= 0 || !complete(v, c) {
-			resp.Topics[c.idx].ErrorCode = kerr.RequestTimedOut.Code
+			rt := &resp.Topics[c.idx]
+			id := rt.TopicID
+			setTopicError(rt, codeOnly(kerr.RequestTimedOut.Code))
+			rt.TopicID = id
 		}
 	}
 }

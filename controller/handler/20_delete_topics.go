@@ -122,6 +122,12 @@ func (h *Handlers) deleteOne(ctx context.Context, req *wire.Request, v *View, rt
 	byID := rt.Topic == nil
 	var t *controller.TopicView
 	if byID {
+		if rt.TopicID == [16]byte{} {
+			// Neither a name nor an id: Kafka's unresolved-id check needs a
+			// non-zero id, and a null name is never authorized.
+			rt.ErrorCode = kerr.TopicAuthorizationFailed.Code
+			return nil
+		}
 		if t = v.TopicByID(znodes.UUID(rt.TopicID)); t == nil {
 			rt.ErrorCode = kerr.UnknownTopicID.Code
 			return nil

@@ -183,7 +183,8 @@ func brokerConfigType(k string) int8 {
 // isSensitive reports the broker configs Kafka never shows the value of.
 func isSensitive(k string) bool {
 	return strings.HasSuffix(k, ".password") || strings.HasSuffix(k, "sasl.jaas.config") ||
-		strings.Contains(k, "ssl.keystore.key") || strings.HasSuffix(k, "password.encoder.secret")
+		strings.Contains(k, "ssl.keystore.key") || strings.HasSuffix(k, "password.encoder.secret") ||
+		strings.HasSuffix(k, "ssl.keystore.certificate.chain") || strings.HasSuffix(k, "ssl.truststore.certificates")
 }
 
 // describeEntries renders the entries named (all when names is empty) at

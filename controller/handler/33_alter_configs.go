@@ -31,7 +31,9 @@ package handler
 
 import (
 	"context"
+	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -109,7 +111,18 @@ func (h *Handlers) replaceConfigs(ctx context.Context, v *View, res kmsg.AlterCo
 		alt.Set = after
 	}
 	if _, err := h.admin.AlterConfigs(ctx, alt); err != nil {
-		return h.errorOf(err)
+		return alterError(res.ResourceType, res.ResourceName, h.errorOf(err))
 	}
 	return errNone
+}
+
+// alterError is the answer to a refused alteration: a topic config value
+// Kafka's LogConfig refuses is reported with the resource, as Kafka's
+// ConfigAdminManager does ("Unknown topic config name" is not).
+func alterError(typ kmsg.ConfigResourceType, name string, e apiError) apiError {
+	if typ != kmsg.ConfigResourceTypeTopic || e.code != kerr.InvalidConfig.Code || e.msg == nil ||
+		strings.HasPrefix(*e.msg, "Unknown topic config name") {
+		return e
+	}
+	return newAPIError(e.code, fmt.Sprintf("Invalid config value for resource ConfigResource(type=TOPIC, name='%s'): %s", name, *e.msg))
 }

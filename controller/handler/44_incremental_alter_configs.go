@@ -109,7 +109,7 @@ func (h *Handlers) alterIncrementally(ctx context.Context, v *View, res kmsg.Inc
 		return errNone // nothing to change (every DELETE was of an unset key)
 	}
 	if _, err := h.admin.AlterConfigs(ctx, alt); err != nil {
-		return h.errorOf(err)
+		return alterError(res.ResourceType, res.ResourceName, h.errorOf(err))
 	}
 	return errNone
 }

@@ -8,14 +8,15 @@ package handler
 //   - Brokers are the ones Metadata lists: this node first, then the
 //     registered brokers with an endpoint on this listener.
 //   - ClusterID is never null ("" when unknown); ControllerID is the
-//     active controller's id or -1.
+//     active controller's id, or -1 when there is none or it is not among
+//     the brokers listed (as Kafka's AuthHelper does).
 //   - ClusterAuthorizedOperations is INT32_MIN unless asked for; when asked
 //     it is the cluster bitfield, or 0 without DESCRIBE on the cluster.
 //
 // Version notes: v1 adds EndpointType. kzadmin's listener plays the
 // broker endpoint (1); a request for the controller endpoint (2) gets
 // MISMATCHED_ENDPOINT_TYPE and any other type UNSUPPORTED_ENDPOINT_TYPE,
-// with Kafka's messages.
+// with Kafka's messages and EndpointType 1, the schema's default.
 
 import (
 	"context"
@@ -34,8 +35,10 @@ const (
 
 func (h *Handlers) describeCluster(ctx context.Context, req *wire.Request, r *kmsg.DescribeClusterRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.DescribeClusterResponse)
+	// An error answer carries the schema's default type (BROKER), as
+	// Kafka's fresh response does, not the type asked for.
+	resp.EndpointType = endpointBroker
 	if r.Version >= 1 {
-		resp.EndpointType = r.EndpointType
 		switch r.EndpointType {
 		case endpointBroker:
 		case endpointController:
@@ -50,11 +53,15 @@ func (h *Handlers) describeCluster(ctx context.Context, req *wire.Request, r *km
 		}
 	}
 	v := h.cluster.View()
-	resp.ClusterID, resp.ControllerID = v.ClusterID, v.ControllerID
+	// Kafka answers -1 for a controller missing from the brokers it lists.
+	resp.ClusterID, resp.ControllerID = v.ClusterID, -1
 	for _, b := range h.metadataBrokers(v) {
 		db := kmsg.NewDescribeClusterResponseBroker()
 		db.NodeID, db.Host, db.Port, db.Rack = b.NodeID, b.Host, b.Port, b.Rack
 		resp.Brokers = append(resp.Brokers, db)
+		if b.NodeID == v.ControllerID {
+			resp.ControllerID = v.ControllerID
+		}
 	}
 	if r.IncludeClusterAuthorizedOperations {
 		resp.ClusterAuthorizedOperations = 0

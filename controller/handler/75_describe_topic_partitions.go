@@ -15,21 +15,25 @@ package handler
 //     must not be negative, else the whole request is INVALID_REQUEST.
 //   - Topics the principal may not DESCRIBE are left out of an all-topics
 //     answer, and listed last, TOPIC_AUTHORIZATION_FAILED, in an explicit
-//     one. Topics not in the view (or queued for deletion) answer
-//     UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION for a bad name,
-//     and use none of the partition budget.
+//     one, even those after the page's end. Topics not in the view (or
+//     queued for deletion) answer UNKNOWN_TOPIC_OR_PARTITION,
+//     INVALID_TOPIC_EXCEPTION for a bad name, with IsInternal and the
+//     authorized operations, and use none of the partition budget.
 //   - The budget is max(1, min(2000, ResponsePartitionLimit)) partitions.
 //     The cursor's topic starts at the cursor's partition, others at 0. A
 //     topic cut short sets NextCursor to its next partition; a budget used
 //     up exactly at a topic's end sets NextCursor to the next topic,
 //     partition 0.
-//   - Partitions always have error 0: no leader shows as LeaderID -1.
-//     Replicas and ISR are unfiltered; ELR and LastKnownELR are empty
-//     lists until ELR is enabled. TopicAuthorizedOperations is always
+//   - Partitions always have error 0: no leader, or a leader without an
+//     endpoint on this listener, shows as LeaderID -1. Replicas and ISR
+//     are unfiltered; OfflineReplicas are those whose broker is gone, has
+//     no endpoint on this listener, or has the replica's log dir offline.
+//     ELR and LastKnownELR are empty lists until ELR is enabled. TopicAuthorizedOperations is always
 //     filled in.
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -58,32 +62,41 @@ func (h *Handlers) describeTopicPartitions(ctx context.Context, req *wire.Reques
 		}
 		return resp
 	}
-	all := len(r.Topics) == 0
+	// Every candidate is checked before the page is walked, as Kafka's
+	// filter runs over all of them: a denied topic is answered even when
+	// the page ends before its place (an all-topics request leaves it out).
+	var allowed []string
 	var denied []kmsg.DescribeTopicPartitionsResponseTopic
-	remaining := int(max(1, min(maxResponsePartitions, r.ResponsePartitionLimit)))
-	for i, name := range names {
-		if !h.allows(ctx, req, OpDescribe, TopicResource(name)) {
-			if !all {
-				rt := kmsg.NewDescribeTopicPartitionsResponseTopic()
-				rt.Topic, rt.ErrorCode = strp(name), kerr.TopicAuthorizationFailed.Code
-				denied = append(denied, rt)
-			}
-			continue
+	for _, name := range names {
+		switch {
+		case h.allows(ctx, req, OpDescribe, TopicResource(name)):
+			allowed = append(allowed, name)
+		case len(r.Topics) > 0:
+			rt := kmsg.NewDescribeTopicPartitionsResponseTopic()
+			rt.Topic, rt.ErrorCode = strp(name), kerr.TopicAuthorizationFailed.Code
+			denied = append(denied, rt)
 		}
+	}
+	live := make(map[int32]bool, len(v.Brokers)+1)
+	h.liveEndpoints(v, live)
+	remaining := int(max(1, min(maxResponsePartitions, r.ResponsePartitionLimit)))
+	for _, name := range allowed {
 		if remaining == 0 {
 			resp.NextCursor = &kmsg.DescribeTopicPartitionsResponseNextCursor{Topic: name}
 			break
 		}
 		t := v.Live(name)
 		if t == nil {
-			resp.Topics = append(resp.Topics, dtpMissing(name))
+			rt := dtpMissing(name)
+			rt.AuthorizedOperations = h.authorizedOps(ctx, req, TopicResource(name))
+			resp.Topics = append(resp.Topics, rt)
 			continue
 		}
 		start := 0
-		if i == 0 && r.Cursor != nil && r.Cursor.Topic == name {
+		if r.Cursor != nil && r.Cursor.Topic == name {
 			start = int(r.Cursor.Partition)
 		}
-		rt, next := dtpTopic(t, start, remaining)
+		rt, next := dtpTopic(t, start, remaining, live)
 		rt.AuthorizedOperations = h.authorizedOps(ctx, req, TopicResource(name))
 		resp.Topics = append(resp.Topics, rt)
 		remaining -= len(rt.Partitions)
@@ -132,6 +145,7 @@ func dtpCandidates(r *kmsg.DescribeTopicPartitionsRequest, v *View) ([]string, s
 func dtpMissing(name string) kmsg.DescribeTopicPartitionsResponseTopic {
 	rt := kmsg.NewDescribeTopicPartitionsResponseTopic()
 	rt.Topic, rt.ErrorCode = strp(name), kerr.UnknownTopicOrPartition.Code
+	rt.IsInternal = znodes.IsInternalTopic(name)
 	if znodes.ValidateTopicName(name) != nil {
 		rt.ErrorCode = kerr.InvalidTopicException.Code
 	}
@@ -140,7 +154,7 @@ func dtpMissing(name string) kmsg.DescribeTopicPartitionsResponseTopic {
 
 // dtpTopic answers at most budget partitions of t from start; next is the
 // partition to continue from, -1 when t is complete.
-func dtpTopic(t *controller.TopicView, start, budget int) (kmsg.DescribeTopicPartitionsResponseTopic, int) {
+func dtpTopic(t *controller.TopicView, start, budget int, live map[int32]bool) (kmsg.DescribeTopicPartitionsResponseTopic, int) {
 	rt := kmsg.NewDescribeTopicPartitionsResponseTopic()
 	rt.Topic, rt.TopicID, rt.IsInternal = strp(t.Name), t.ID, znodes.IsInternalTopic(t.Name)
 	rt.Partitions = []kmsg.DescribeTopicPartitionsResponseTopicPartition{}
@@ -149,7 +163,10 @@ func dtpTopic(t *controller.TopicView, start, budget int) (kmsg.DescribeTopicPar
 		p := &t.Partitions[i]
 		rp := kmsg.NewDescribeTopicPartitionsResponseTopicPartition()
 		rp.Partition, rp.LeaderID, rp.LeaderEpoch = p.Partition, p.Leader, p.LeaderEpoch
-		rp.Replicas, rp.ISR, rp.OfflineReplicas = orEmpty(p.Replicas), orEmpty(p.ISR), orEmpty(p.Offline)
+		if !live[p.Leader] {
+			rp.LeaderID = -1 // unregistered, or no endpoint on this listener
+		}
+		rp.Replicas, rp.ISR, rp.OfflineReplicas = orEmpty(p.Replicas), orEmpty(p.ISR), dtpOffline(p, live)
 		rp.EligibleLeaderReplicas, rp.LastKnownELR = orEmpty(p.ELR), orEmpty(p.LastKnownELR)
 		rt.Partitions = append(rt.Partitions, rp)
 	}
@@ -157,4 +174,17 @@ func dtpTopic(t *controller.TopicView, start, budget int) (kmsg.DescribeTopicPar
 		return rt, end
 	}
 	return rt, -1
+}
+
+// dtpOffline is KRaft's offline replicas: those whose broker is gone, or
+// has no endpoint on this listener, or whose log dir is offline (the
+// controller's own list).
+func dtpOffline(p *controller.PartitionView, live map[int32]bool) []int32 {
+	out := []int32{}
+	for _, r := range p.Replicas {
+		if !live[r] || slices.Contains(p.Offline, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

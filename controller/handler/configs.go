@@ -122,7 +122,9 @@ func (h *Handlers) brokerEntity(name string) (string, apiError) {
 		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(
 			"Unexpected broker id, expected %d or empty string, but received %s", h.cfg.NodeID, name))
 	}
-	return name, errNone
+	// The entity is the id as Kafka parses it: "03000" and "+3000" name
+	// /config/brokers/3000.
+	return strconv.Itoa(int(id)), errNone
 }
 
 // configResource checks a TOPIC or BROKER resource of an alter request

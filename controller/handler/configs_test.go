@@ -144,7 +144,7 @@ func TestDescribeConfigsErrors(t *testing.T) {
 		{"x", 42, "Broker id must be an integer, but it is: x", 0},
 		{"3000", 0, "<nil>", 3},
 		{"3000", 42, "kzadmin has no broker loggers to describe", 0},
-		{"secret", 29, "Not authorized to access topics: [Topic authorization failed.]", 0},
+		{"secret", 29, "Topic authorization failed.", 0},
 	}
 	if !reflect.DeepEqual(have, want) {
 		t.Errorf("results\n got %+v\nwant %+v", have, want)

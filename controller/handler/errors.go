@@ -25,19 +25,37 @@ func newAPIError(code int16, msg string) apiError {
 	if code == kerr.UnknownServerError.Code || msg == "" {
 		return e
 	}
-	if ke := kerr.TypedErrorForCode(code); ke != nil && ke.Description == msg {
+	if text, ok := defaultText(code); ok && text == msg {
 		return e
 	}
 	e.msg = &msg
 	return e
 }
 
+// kafkaTexts are Kafka's default texts (Errors) where franz-go's
+// description differs: it quotes the exception's message for 29, and has
+// no final period for 84.
+var kafkaTexts = map[int16]string{
+	kerr.TopicAuthorizationFailed.Code: "Topic authorization failed.",
+	kerr.ElectionNotNeeded.Code:        "Leader election not needed for topic partition.",
+}
+
+// defaultText is Kafka's default text for code.
+func defaultText(code int16) (string, bool) {
+	if text, ok := kafkaTexts[code]; ok {
+		return text, true
+	}
+	if ke := kerr.TypedErrorForCode(code); ke != nil {
+		return ke.Description, true
+	}
+	return "", false
+}
+
 // withDefault builds an error whose message is the code's default text
 // (Kafka's new ApiError(Errors.X) without a message), which is non-null.
 func withDefault(code int16) apiError {
 	e := apiError{code: code}
-	if ke := kerr.TypedErrorForCode(code); ke != nil {
-		msg := ke.Description
+	if msg, ok := defaultText(code); ok {
 		e.msg = &msg
 	}
 	return e

@@ -222,15 +222,18 @@ func TestMetadataTopicIDs(t *testing.T) {
 	f := newFixture(t, degradedView())
 	sameWire(t, f.call(byID(12, 2, 9, 3, 2)), mdResp(selfID, sp("cluster-one"), all, unknown, deleting, bar))
 
-	// v10-11 cannot carry ids or null names: a whole-request error.
+	// v10-11 cannot carry ids or null names: a whole-request error, each
+	// entry with the id it was asked by (Kafka's getErrorResponse).
 	bad := kmsg.NewMetadataResponseTopic()
-	bad.ErrorCode, bad.Topic = 42, sp("")
+	bad.ErrorCode, bad.Topic, bad.TopicID = 42, sp(""), tid(2)
 	sameWire(t, f.call(byID(11, 2)), mdResp(-1, nil, nil, bad))
 	nullName := mdReq(10, "foo")
 	nullName.Topics = append(nullName.Topics, kmsg.NewMetadataRequestTopic())
 	foo := kmsg.NewMetadataResponseTopic()
 	foo.ErrorCode, foo.Topic = 42, sp("foo")
-	sameWire(t, f.call(nullName), mdResp(-1, nil, nil, foo, bad))
+	nullEntry := kmsg.NewMetadataResponseTopic()
+	nullEntry.ErrorCode, nullEntry.Topic = 42, sp("")
+	sameWire(t, f.call(nullName), mdResp(-1, nil, nil, foo, nullEntry))
 }
 
 func TestMetadataAuthorization(t *testing.T) {

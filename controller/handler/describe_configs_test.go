@@ -1,0 +1,298 @@
+package handler
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/kzadmin/kzadmin/zkadmin"
+)
+
+// hcfgConfigLine renders one described config as the client sees it:
+// name, value, source, type, read-only and sensitive flags, synonyms.
+func hcfgConfigLine(c kmsg.DescribeConfigsResponseResourceConfig) string {
+	var syn []string
+	for _, s := range c.ConfigSynonyms {
+		syn = append(syn, s.Name+"="+ptr(s.Value)+"@"+s.Source.String())
+	}
+	return fmt.Sprintf("%s=%s src=%d type=%d ro=%v sens=%v doc=%s syn=[%s]", c.Name, ptr(c.Value), c.Source,
+		c.ConfigType, c.ReadOnly, c.IsSensitive, ptr(c.Documentation), strings.Join(syn, " "))
+}
+
+// hcfgConfigLines indexes a resource's configs by name.
+func hcfgConfigLines(r kmsg.DescribeConfigsResponseResource) map[string]string {
+	out := map[string]string{}
+	for _, c := range r.Configs {
+		out[c.Name] = hcfgConfigLine(c)
+	}
+	return out
+}
+
+// hcfgDescribeView has topic foo (online) and topic gone (queued for
+// deletion).
+func hcfgDescribeView() *View {
+	gone := onlineTopic("gone", 2, []int32{1})
+	gone.Deleting = true
+	return withTopics(baseView(), onlineTopic("foo", 1, []int32{1}), gone)
+}
+
+// TestDescribeConfigsTopicEveryVersion describes one topic at v0-v4, with
+// and without synonyms: every topic config is listed once at every
+// version, read_only and is_sensitive are false, sources (v1+), synonyms
+// (v1+, only when asked, in Kafka's order TOPIC_CONFIG,
+// DYNAMIC_DEFAULT_BROKER_CONFIG, DEFAULT_CONFIG) and types (v3+) are as
+// Kafka's ConfigHelper gives them, and the documentation stays null when
+// not asked for. (retention.ms and the other configs whose broker synonym
+// has no default in Kafka are left out of the synonym checks.)
+func TestDescribeConfigsTopicEveryVersion(t *testing.T) {
+	f := newFixture(t, hcfgDescribeView())
+	f.admin.configs["topics/foo"] = map[string]string{"delete.retention.ms": "5", "preallocate": "true",
+		"remote.log.copy.disable": "true"}
+	f.admin.configs["brokers/<default>"] = map[string]string{"log.cleaner.delete.retention.ms": "100",
+		"log.segment.bytes": "2000", "max.partitions": "10"}
+	// name -> (value, source, type, synonyms with IncludeSynonyms).
+	type want struct {
+		value  string
+		source int8
+		typ    int8
+		syn    string
+	}
+	wants := map[string]want{
+		"delete.retention.ms": {"5", 1, 5, "delete.retention.ms=5@DYNAMIC_TOPIC_CONFIG " +
+			"log.cleaner.delete.retention.ms=100@DYNAMIC_DEFAULT_BROKER_CONFIG log.cleaner.delete.retention.ms=86400000@DEFAULT_CONFIG"},
+		"segment.bytes": {"2000", 3, 3,
+			"log.segment.bytes=2000@DYNAMIC_DEFAULT_BROKER_CONFIG log.segment.bytes=1073741824@DEFAULT_CONFIG"},
+		"preallocate":                           {"true", 1, 1, "preallocate=true@DYNAMIC_TOPIC_CONFIG log.preallocate=false@DEFAULT_CONFIG"},
+		"remote.log.copy.disable":               {"true", 1, 1, "remote.log.copy.disable=true@DYNAMIC_TOPIC_CONFIG"},
+		"remote.storage.enable":                 {"false", 5, 1, ""},
+		"cleanup.policy":                        {"delete", 5, 7, "log.cleanup.policy=delete@DEFAULT_CONFIG"},
+		"leader.replication.throttled.replicas": {"", 5, 7, ""},
+	}
+	for version := int16(0); version <= 4; version++ {
+		for _, synonyms := range []bool{false, true} {
+			got := f.call(dcReq(version, synonyms, dcRes(topicRes, "foo"))).(*kmsg.DescribeConfigsResponse)
+			if len(got.Resources) != 1 || got.Resources[0].ErrorCode != 0 || got.Resources[0].ErrorMessage != nil {
+				t.Fatalf("v%d: %+v", version, got.Resources)
+			}
+			lines := hcfgConfigLines(got.Resources[0])
+			if len(lines) != len(zkadmin.TopicConfigDefs()) || len(got.Resources[0].Configs) != len(lines) {
+				t.Errorf("v%d: %d configs (%d names), want each of the %d topic configs once", version,
+					len(got.Resources[0].Configs), len(lines), len(zkadmin.TopicConfigDefs()))
+			}
+			for _, c := range got.Resources[0].Configs {
+				if c.ReadOnly || c.IsSensitive || c.Value == nil || c.IsDefault || c.Documentation != nil ||
+					(version == 0 || !synonyms) && len(c.ConfigSynonyms) != 0 {
+					t.Errorf("v%d synonyms=%v: %s", version, synonyms, hcfgConfigLine(c))
+				}
+			}
+			for name, w := range wants {
+				source, typ, syn := w.source, w.typ, w.syn
+				if version == 0 {
+					source = -1 // not on the wire
+				}
+				if version < 3 {
+					typ = 0
+				}
+				if version == 0 || !synonyms {
+					syn = ""
+				}
+				exp := fmt.Sprintf("%s=%s src=%d type=%d ro=false sens=false doc=<nil> syn=[%s]", name, w.value, source, typ, syn)
+				if lines[name] != exp {
+					t.Errorf("v%d synonyms=%v:\n got %s\nwant %s", version, synonyms, lines[name], exp)
+				}
+			}
+		}
+	}
+}
+
+// TestDescribeConfigsConfigNamesFilter: a null or empty key list means
+// every config; a list keeps the named configs once each and silently
+// leaves out names that are not configs; a topic queued for deletion is
+// UNKNOWN_TOPIC_OR_PARTITION with a null message, as a topic Kafka's
+// metadata cache no longer holds.
+func TestDescribeConfigsConfigNamesFilter(t *testing.T) {
+	f := newFixture(t, hcfgDescribeView(), func(o *Options) { o.Config.NodeID = selfID })
+	f.admin.configs["brokers/<default>"] = map[string]string{"max.partitions": "10", "log.retention.ms": "100"}
+	all := len(zkadmin.TopicConfigDefs())
+	for _, version := range []int16{0, 1, 2, 3, 4} {
+		empty := dcRes(topicRes, "foo")
+		empty.ConfigNames = []string{}
+		r := dcReq(version, true,
+			dcRes(topicRes, "foo"),
+			empty,
+			dcRes(topicRes, "foo", "segment.ms", "nope", "retention.ms", "segment.ms"),
+			dcRes(topicRes, "foo", "nope"),
+			dcRes(topicRes, "gone"),
+			dcRes(brokerRes, "", "max.partitions", "nope"),
+		)
+		got := f.call(r).(*kmsg.DescribeConfigsResponse)
+		var have []string
+		for _, res := range got.Resources {
+			var names []string
+			for _, c := range res.Configs {
+				names = append(names, c.Name)
+			}
+			sort.Strings(names)
+			if len(names) == all {
+				names = []string{"<all>"}
+			}
+			have = append(have, fmt.Sprintf("%s:%d:%s:%v", res.ResourceName, res.ErrorCode, ptr(res.ErrorMessage), names))
+		}
+		want := []string{
+			"foo:0:<nil>:[<all>]",
+			"foo:0:<nil>:[<all>]",
+			"foo:0:<nil>:[retention.ms segment.ms]",
+			"foo:0:<nil>:[]",
+			"gone:3:<nil>:[]",
+			":0:<nil>:[max.partitions]",
+		}
+		if !reflect.DeepEqual(have, want) {
+			t.Errorf("v%d\n got %q\nwant %q", version, have, want)
+		}
+	}
+}
+
+// TestDescribeConfigsBrokerSynonymsAndSensitive: the broker default lists
+// only DYNAMIC_DEFAULT_BROKER_CONFIG synonyms; the node's own id lists its
+// DYNAMIC_BROKER_CONFIG first, then the default's (Kafka appends the
+// STATIC_BROKER_CONFIG and DEFAULT_CONFIG layers after them, which only a
+// broker knows, so only the start of those lists is checked); password
+// configs are sensitive, with null values in the entry and in every
+// synonym. v2, so that no ConfigType is on the wire.
+func TestDescribeConfigsBrokerSynonymsAndSensitive(t *testing.T) {
+	f := newFixture(t, hcfgDescribeView(), func(o *Options) { o.Config.NodeID = selfID })
+	f.admin.configs["brokers/<default>"] = map[string]string{
+		"log.retention.ms": "100",
+		"ssl.key.password": "encryptedPassword:a",
+		"max.partitions":   "10",
+		"listener.name.internal.ssl.keystore.password":  "encryptedPassword:b",
+		"listener.name.internal.plain.sasl.jaas.config": "encryptedPassword:c",
+	}
+	f.admin.configs["brokers/3000"] = map[string]string{
+		"log.retention.ms":      "7",
+		"ssl.key.password":      "encryptedPassword:d",
+		"log.flush.interval.ms": "9",
+	}
+	got := f.call(dcReq(2, true, dcRes(brokerRes, ""), dcRes(brokerRes, "3000"))).(*kmsg.DescribeConfigsResponse)
+	if len(got.Resources) != 2 || got.Resources[0].ErrorCode != 0 || got.Resources[1].ErrorCode != 0 {
+		t.Fatalf("resources %+v", got.Resources)
+	}
+	def, own := hcfgConfigLines(got.Resources[0]), hcfgConfigLines(got.Resources[1])
+	line := func(name, value string, source int8, sensitive bool, syn string) string {
+		return fmt.Sprintf("%s=%s src=%d type=0 ro=false sens=%v doc=<nil> syn=[%s", name, value, source, sensitive, syn)
+	}
+	check := func(which string, lines map[string]string, name, prefix string, exact bool) {
+		t.Helper()
+		got := lines[name]
+		if exact {
+			prefix += "]"
+		}
+		if !strings.HasPrefix(got, prefix) || exact && got != prefix {
+			t.Errorf("%s %s:\n got %s\nwant %s", which, name, got, prefix)
+		}
+	}
+	const dd = "@DYNAMIC_DEFAULT_BROKER_CONFIG"
+	const db = "@DYNAMIC_BROKER_CONFIG"
+	check("default", def, "log.retention.ms", line("log.retention.ms", "100", 3, false, "log.retention.ms=100"+dd), true)
+	check("default", def, "ssl.key.password", line("ssl.key.password", "<nil>", 3, true, "ssl.key.password=<nil>"+dd), true)
+	check("default", def, "listener.name.internal.ssl.keystore.password",
+		line("listener.name.internal.ssl.keystore.password", "<nil>", 3, true, "listener.name.internal.ssl.keystore.password=<nil>"+dd), true)
+	check("default", def, "listener.name.internal.plain.sasl.jaas.config",
+		line("listener.name.internal.plain.sasl.jaas.config", "<nil>", 3, true, "listener.name.internal.plain.sasl.jaas.config=<nil>"+dd), true)
+	if _, ok := def["log.flush.interval.ms"]; ok {
+		t.Errorf("the default lists a per-broker config: %v", def)
+	}
+	check("own", own, "log.retention.ms", line("log.retention.ms", "7", 2, false, "log.retention.ms=7"+db+" log.retention.ms=100"+dd), false)
+	check("own", own, "ssl.key.password", line("ssl.key.password", "<nil>", 2, true,
+		"ssl.key.password=<nil>"+db+" ssl.key.password=<nil>"+dd), true)
+	check("own", own, "log.flush.interval.ms", line("log.flush.interval.ms", "9", 2, false, "log.flush.interval.ms=9"+db), false)
+	check("own", own, "listener.name.internal.ssl.keystore.password",
+		line("listener.name.internal.ssl.keystore.password", "<nil>", 3, true, "listener.name.internal.ssl.keystore.password=<nil>"+dd), true)
+
+	// Without synonyms the source still follows the first layer.
+	got = f.call(dcReq(1, false, dcRes(brokerRes, "3000", "log.retention.ms"))).(*kmsg.DescribeConfigsResponse)
+	if c := got.Resources[0].Configs; len(c) != 1 || ptr(c[0].Value) != "7" || c[0].Source != 2 || len(c[0].ConfigSynonyms) != 0 {
+		t.Errorf("v1 without synonyms: %+v", c)
+	}
+}
+
+// TestDescribeConfigsBrokerResourceNames: the names a broker resource may
+// carry, at every version (Kafka's ZK broker describes "" and its own id
+// only, apis.md §9.1), and their order among authorized and denied
+// resources: a denied BROKER resource answers CLUSTER_AUTHORIZATION_FAILED
+// with the default message, whatever its name, after the authorized ones.
+func TestDescribeConfigsBrokerResourceNames(t *testing.T) {
+	f := newFixture(t, hcfgDescribeView(), func(o *Options) { o.Config.NodeID = selfID })
+	for version := int16(0); version <= 4; version++ {
+		got := f.call(dcReq(version, false,
+			dcRes(brokerRes, "-1"),
+			dcRes(brokerRes, "2147483648"),
+			dcRes(brokerRes, " 3000"),
+			dcRes(brokerRes, "3001"),
+		)).(*kmsg.DescribeConfigsResponse)
+		var have []string
+		for _, r := range got.Resources {
+			have = append(have, fmt.Sprintf("%s:%d:%s", r.ResourceName, r.ErrorCode, ptr(r.ErrorMessage)))
+		}
+		want := []string{
+			"-1:42:Unexpected broker id, expected 3000 or empty string, but received -1",
+			"2147483648:42:Broker id must be an integer, but it is: 2147483648",
+			" 3000:42:Broker id must be an integer, but it is:  3000",
+			"3001:42:Unexpected broker id, expected 3000 or empty string, but received 3001",
+		}
+		if !reflect.DeepEqual(have, want) {
+			t.Errorf("v%d\n got %q\nwant %q", version, have, want)
+		}
+	}
+
+	denied := newFixture(t, hcfgDescribeView(), func(o *Options) {
+		o.Config.NodeID = selfID
+		o.Authorizer = denyAuthz{deny(OpDescribeConfigs, ClusterResourceName): true}
+	})
+	got := denied.call(dcReq(4, false,
+		dcRes(brokerRes, "1"),
+		dcRes(topicRes, "foo", "retention.ms"),
+		dcRes(brokerRes, ""),
+		dcRes(topicRes, "missing"),
+		dcRes(brokerRes, "x"),
+	)).(*kmsg.DescribeConfigsResponse)
+	var have []string
+	for _, r := range got.Resources {
+		have = append(have, fmt.Sprintf("%d/%s:%d:%s:%d", r.ResourceType, r.ResourceName, r.ErrorCode, ptr(r.ErrorMessage), len(r.Configs)))
+	}
+	want := []string{
+		"2/foo:0:<nil>:1",
+		"2/missing:3:<nil>:0",
+		"4/1:31:Cluster authorization failed.:0",
+		"4/:31:Cluster authorization failed.:0",
+		"4/x:31:Cluster authorization failed.:0",
+	}
+	if !reflect.DeepEqual(have, want) {
+		t.Errorf("denied broker resources\n got %q\nwant %q", have, want)
+	}
+}
+
+// TestDescribeConfigsUnknownResourceTypeEveryVersion: a resource of a type
+// Kafka does not know (0 UNKNOWN, 3) fails the whole request with
+// INVALID_REQUEST at every version: every resource, valid ones included,
+// answers it with no configs (apis.md §9.1, §1.2).
+func TestDescribeConfigsUnknownResourceTypeEveryVersion(t *testing.T) {
+	f := newFixture(t, hcfgDescribeView(), func(o *Options) { o.Config.NodeID = selfID })
+	for version := int16(0); version <= 4; version++ {
+		for _, typ := range []kmsg.ConfigResourceType{0, 3} {
+			got := f.call(dcReq(version, true, dcRes(topicRes, "foo"), dcRes(typ, "x"), dcRes(brokerRes, ""))).(*kmsg.DescribeConfigsResponse)
+			var have []string
+			for _, r := range got.Resources {
+				have = append(have, fmt.Sprintf("%d/%s:%d:%d", r.ResourceType, r.ResourceName, r.ErrorCode, len(r.Configs)))
+			}
+			want := []string{"2/foo:42:0", fmt.Sprintf("%d/x:42:0", typ), "4/:42:0"}
+			if !reflect.DeepEqual(have, want) {
+				t.Errorf("v%d type %d: %q, want %q", version, typ, have, want)
+			}
+		}
+	}
+}

@@ -65,7 +65,7 @@ func TestAddPartitionsExplicitAndRefusals(t *testing.T) {
 		{AddPartitionsRequest{Topic: "t", Total: 1}, KindInvalidPartitions, 37, "which is higher than the requested 1"},
 		{AddPartitionsRequest{Topic: "t", Total: 5, Assignment: [][]int32{{1, 2}}}, KindInvalidReplicaAssignment, 39, "Increasing the number of partitions by 2 but 1 assignments provided."},
 		{AddPartitionsRequest{Topic: "t", Total: 4, Assignment: [][]int32{{1}}}, KindInvalidReplicaAssignment, 39, "partition 0 has 2 while partitions [3] have replication factors [1]"},
-		{AddPartitionsRequest{Topic: "t", Total: 4, Assignment: [][]int32{{1, 9}}}, KindInvalidReplicaAssignment, 39, "broker 9"},
+		{AddPartitionsRequest{Topic: "t", Total: 4, Assignment: [][]int32{{1, 9}}}, KindInvalidReplicaAssignment, 39, "Unknown broker(s) in replica assignment: 9."},
 		{AddPartitionsRequest{Topic: "moving", Total: 2}, KindReassignmentInProgress, 60, "reassignment is in progress"},
 		{AddPartitionsRequest{Topic: "doomed", Total: 2}, KindMarkedForDeletion, 17, "queued for deletion"},
 		{AddPartitionsRequest{Topic: "broken", Total: 2}, KindMalformed, -1, `field "partitions"."0"`},

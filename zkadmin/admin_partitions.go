@@ -3,6 +3,7 @@ package zkadmin
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/kzadmin/kzadmin/placement"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -122,6 +123,12 @@ func (a *Admin) placeAdded(c *Cluster, req AddPartitionsRequest, existing [][]in
 	rf := len(existing[0])
 	doing := fmt.Sprintf("adding %d partitions to topic '%s'", count, name)
 	if req.Assignment != nil {
+		// Kafka's order: unregistered brokers, then the list count, then
+		// each list (after the topic's state and the counts).
+		if unknown := unknownBrokers(c, req.Assignment); len(unknown) > 0 {
+			return nil, adminErr(KindInvalidReplicaAssignment, name,
+				"Unknown broker(s) in replica assignment: %s.", joinIDsComma(unknown))
+		}
 		if len(req.Assignment) != count {
 			return nil, adminErr(KindInvalidReplicaAssignment, name,
 				"Increasing the number of partitions by %d but %d assignments provided.", count, len(req.Assignment))
@@ -144,4 +151,19 @@ func (a *Admin) placeAdded(c *Cluster, req AddPartitionsRequest, existing [][]in
 		return nil, fromPlacement(name, doing, err)
 	}
 	return added, nil
+}
+
+// unknownBrokers returns the brokers of asg that are not registered,
+// sorted, each once.
+func unknownBrokers(c *Cluster, asg [][]int32) []int32 {
+	var out []int32
+	for _, replicas := range asg {
+		for _, b := range replicas {
+			if _, ok := c.Broker(b); !ok && !slices.Contains(out, b) {
+				out = append(out, b)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
 }

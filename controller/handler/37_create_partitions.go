@@ -11,13 +11,10 @@ package handler
 //     authorization is failed."
 //  4. Queued for deletion: INVALID_TOPIC_EXCEPTION, "The topic is queued
 //     for deletion." (Kafka's ZooKeeper-mode code).
-//  5. A manual assignment naming brokers that are not registered:
-//     INVALID_REPLICA_ASSIGNMENT, "Unknown broker(s) in replica assignment:
-//     12, 13." This is checked once the count is known to grow, as Kafka
-//     orders it.
-//  6. Admin does the rest with Kafka's messages: the topic exists and has
-//     no reassignment in progress, Count grows, the assignment has one
-//     list per new partition (a non-null empty Assignment is a manual
+//  5. Admin does the rest in Kafka's order and with its messages: the
+//     topic exists and has no reassignment in progress, Count grows, a
+//     manual assignment names only registered brokers ("Unknown broker(s)
+//     in replica assignment: 12, 13.") and has one list per new partition (a non-null empty Assignment is a manual
 //     assignment of zero lists, which fails; null means automatic
 //     placement continuing the topic's layout), each list valid and of the
 //     topic's replication factor; then the partition limits, all before
@@ -33,9 +30,6 @@ package handler
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -106,16 +100,8 @@ func (h *Handlers) createPartitionsOne(ctx context.Context, req *wire.Request, r
 	case !h.allows(ctx, req, OpAlter, TopicResource(t.Topic)):
 		return newAPIError(kerr.TopicAuthorizationFailed.Code, "The topic authorization is failed.")
 	}
-	if vt := v.Topic(t.Topic); vt != nil {
-		if vt.Deleting {
-			return newAPIError(kerr.InvalidTopicException.Code, "The topic is queued for deletion.")
-		}
-		if t.Assignment != nil && int(t.Count) > len(vt.Partitions) {
-			if unknown := unknownBrokers(v, t.Assignment); len(unknown) > 0 {
-				return newAPIError(kerr.InvalidReplicaAssignment.Code,
-					"Unknown broker(s) in replica assignment: "+strings.Join(unknown, ", ")+".")
-			}
-		}
+	if vt := v.Topic(t.Topic); vt != nil && vt.Deleting {
+		return newAPIError(kerr.InvalidTopicException.Code, "The topic is queued for deletion.")
 	}
 	areq := zkadmin.AddPartitionsRequest{Topic: t.Topic, Total: t.Count, DryRun: r.ValidateOnly}
 	if t.Assignment != nil {
@@ -131,25 +117,4 @@ func (h *Handlers) createPartitionsOne(ctx context.Context, req *wire.Request, r
 		return h.errorOf(err)
 	}
 	return errNone
-}
-
-// unknownBrokers returns the ids in the assignment that are not registered,
-// sorted and deduplicated, as text.
-func unknownBrokers(v *View, asg []kmsg.CreatePartitionsRequestTopicAssignment) []string {
-	seen := map[int32]bool{}
-	var ids []int
-	for _, a := range asg {
-		for _, b := range a.Replicas {
-			if _, ok := v.Broker(b); !ok && !seen[b] {
-				seen[b] = true
-				ids = append(ids, int(b))
-			}
-		}
-	}
-	sort.Ints(ids)
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = fmt.Sprint(id)
-	}
-	return out
 }

@@ -129,6 +129,12 @@ func TestCreatePartitionsReassignmentInProgress(t *testing.T) {
 			t.Errorf("count %d: %+v, want REASSIGNMENT_IN_PROGRESS with a message", count, r)
 		}
 	}
+	// The reassignment comes before the assignment's brokers (Kafka's step
+	// 5 before step 8): an unregistered broker is not what is reported.
+	got := env.fx.call(cpReq(3, 0, false, cpTopic{name: "moving", count: 2, asg: [][]int32{{12}}})).(*kmsg.CreatePartitionsResponse)
+	if r := got.Topics[0]; r.ErrorCode != 60 {
+		t.Errorf("unknown broker while moving: %+v, want REASSIGNMENT_IN_PROGRESS", r)
+	}
 	env.checkTopic("moving", 1, 1)
 }
 

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -60,16 +59,7 @@ func (a *hcrtBatchAdmin) CreateTopics(ctx context.Context, reqs []zkadmin.Create
 
 func hcrtNewEnv(t *testing.T, mods ...func(*config.Config)) *hcrtEnv {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	t.Cleanup(cancel)
-	zk, _ := sharedZK.Connect(t, "handler")
-	if err := zk.EnsureTopLevelPaths(ctx); err != nil {
-		t.Fatal(err)
-	}
-	clusterID, err := zk.GetOrCreateClusterID(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, zk, clusterID := handlerChroot(t)
 	registerBrokers(ctx, t, zk, 9092)
 	cfg := config.Default()
 	cfg.NodeID = selfID

@@ -8,18 +8,6 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// hcrtDTEntry appends a v6 entry with this name (nil: null) and id (0:
-// zero).
-func hcrtDTEntry(r *kmsg.DeleteTopicsRequest, name *string, id byte) *kmsg.DeleteTopicsRequest {
-	t := kmsg.NewDeleteTopicsRequestTopic()
-	t.Topic = name
-	if id != 0 {
-		t.TopicID = tid(id)
-	}
-	r.Topics = append(r.Topics, t)
-	return r
-}
-
 // TestDeleteTopicsDisabledAtEveryVersion: with delete.topic.enable=false
 // every entry gets INVALID_REQUEST (v0-2) or TOPIC_DELETION_DISABLED
 // (v3+), names and ids echoed, before the v6 name-and-id check (reference
@@ -34,7 +22,7 @@ func TestDeleteTopicsDisabledAtEveryVersion(t *testing.T) {
 		req := dtReq(version, 5000, "foo", "missing")
 		want := dtResp(dtResult(sp("foo"), 0, code), dtResult(sp("missing"), 0, code))
 		if version == 6 {
-			req = hcrtDTEntry(hcrtDTEntry(req, nil, 2), sp("bar"), 2)
+			req = dtByID(dtByID(req, nil, 2), sp("bar"), 2)
 			want.Topics = append(want.Topics, dtResult(nil, 2, code), dtResult(sp("bar"), 2, code))
 		}
 		sameWire(t, f.call(req), want)
@@ -49,8 +37,8 @@ func TestDeleteTopicsDisabledAtEveryVersion(t *testing.T) {
 // request INVALID_REQUEST (reference apis.md §5 steps 3-4).
 func TestDeleteTopicsV6EmptyName(t *testing.T) {
 	f := newFixture(t, deleteView())
-	sameWire(t, f.call(hcrtDTEntry(dtReq(6, 5000), sp(""), 0)), dtResp(dtResult(sp(""), 0, 3)))
-	got := f.call(hcrtDTEntry(hcrtDTEntry(dtReq(6, 5000, "foo"), nil, 1), sp(""), 2))
+	sameWire(t, f.call(dtByID(dtReq(6, 5000), sp(""), 0)), dtResp(dtResult(sp(""), 0, 3)))
+	got := f.call(dtByID(dtByID(dtReq(6, 5000, "foo"), nil, 1), sp(""), 2))
 	sameWire(t, got, dtResp(dtResult(sp("foo"), 0, 42), dtResult(nil, 1, 42), dtResult(sp(""), 2, 42)))
 	if len(f.admin.deletes) != 0 {
 		t.Errorf("queued %v", f.admin.deletes)
@@ -64,7 +52,7 @@ func TestDeleteTopicsV6EmptyName(t *testing.T) {
 func TestDeleteTopicsV6ResolvesIDs(t *testing.T) {
 	f := newFixture(t, deleteView())
 	f.admin.publish = true
-	req := hcrtDTEntry(hcrtDTEntry(dtReq(6, 5000, "bar"), nil, 1), nil, 3) // baz (3) is being deleted
+	req := dtByID(dtByID(dtReq(6, 5000, "bar"), nil, 1), nil, 3) // baz (3) is being deleted
 	sameWire(t, f.call(req), dtResp(dtResult(sp("bar"), 0, 0), dtResult(sp("foo"), 1, 0), dtResult(sp("baz"), 3, 3)))
 	if len(f.admin.deletes) != 2 || f.admin.deletes[0] != "bar" || f.admin.deletes[1] != "foo" {
 		t.Errorf("queued %v, want bar and foo", f.admin.deletes)
@@ -94,7 +82,7 @@ func TestDeleteTopicsAnswersAtOnceWhenAllFail(t *testing.T) {
 		watched = &hcrtWatchedViews{Views: o.Cluster.(*Views)}
 		o.Cluster = watched
 	})
-	got := f.call(hcrtDTEntry(dtReq(6, 60000, "missing", "baz"), nil, 77))
+	got := f.call(dtByID(dtReq(6, 60000, "missing", "baz"), nil, 77))
 	sameWire(t, got, dtResp(dtResult(sp("missing"), 0, 3), dtResult(sp("baz"), 0, 3), dtResult(nil, 77, 100)))
 	if n := watched.waits.Load(); n != 0 {
 		t.Errorf("waited %d times", n)
@@ -114,7 +102,7 @@ func TestDeleteTopicsRealZooKeeper(t *testing.T) {
 	}
 	// Queued: it looks gone, by name and by id.
 	id1 := env.zkTopic("d1").TopicID
-	req := hcrtDTEntry(dtReq(6, 10000, "d1"), nil, 0)
+	req := dtByID(dtReq(6, 10000, "d1"), nil, 0)
 	req.Topics[1].TopicID = id1
 	want := dtResp(dtResult(sp("d1"), 0, 3), dtResult(sp("d1"), 0, 3))
 	want.Topics[1].TopicID = id1
@@ -122,7 +110,7 @@ func TestDeleteTopicsRealZooKeeper(t *testing.T) {
 
 	// By id with a negative timeout: REQUEST_TIMED_OUT, and queued all the same.
 	id2 := env.zkTopic("d2").TopicID
-	req = hcrtDTEntry(dtReq(6, -1), nil, 0)
+	req = dtByID(dtReq(6, -1), nil, 0)
 	req.Topics[0].TopicID = id2
 	want = dtResp(dtResult(sp("d2"), 0, 7))
 	want.Topics[0].TopicID = id2

@@ -45,7 +45,9 @@ type e2e struct {
 	addr  string
 }
 
-func newE2E(t *testing.T, mods ...func(*config.Config)) *e2e {
+// handlerChroot connects to the package's ZooKeeper under a chroot of
+// the test's own, with Kafka's top-level znodes and a cluster id.
+func handlerChroot(t *testing.T) (context.Context, *zkadmin.Client, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
@@ -57,6 +59,12 @@ func newE2E(t *testing.T, mods ...func(*config.Config)) *e2e {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ctx, zk, clusterID
+}
+
+func newE2E(t *testing.T, mods ...func(*config.Config)) *e2e {
+	t.Helper()
+	ctx, zk, clusterID := handlerChroot(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -28,8 +28,8 @@ package handler
 //     endpoint on this listener, shows as LeaderID -1. Replicas and ISR
 //     are unfiltered; OfflineReplicas are those whose broker is gone, has
 //     no endpoint on this listener, or has the replica's log dir offline.
-//     ELR and LastKnownELR are empty lists until ELR is enabled. TopicAuthorizedOperations is always
-//     filled in.
+//     ELR and LastKnownELR are empty lists until ELR is enabled.
+//     TopicAuthorizedOperations is always filled in.
 
 import (
 	"context"

@@ -158,8 +158,8 @@ type writtenTopic struct {
 
 // topic is the Topic that read r of the znode stands for. When r holds
 // the data written, byte for byte, it is built from the assignment
-// instead of decoding the JSON again, which cost the Admin more CPU than
-// the rest of a create round's bookkeeping; the result is the same
+// instead of decoding the JSON again, which cost about as much CPU as
+// the rest of the Admin's create round, measured; the result is the same
 // (TestWrittenTopicMatchesDecoded).
 func (w writtenTopic) topic(r GetResult) (*Topic, error) {
 	if r.Err != nil || !bytes.Equal(r.Data, w.data) {

@@ -25,9 +25,20 @@ type raMove struct {
 	replicas []int32
 }
 
-// raAlter sends one AlterPartitionReassignments request with the moves,
-// each in its own topic entry (a topic may repeat, as on the wire).
+// raAlter sends the moves (sendReassignments) and fails the test on a
+// top-level error.
 func raAlter(t testing.TB, c *Controller, moves ...raMove) *kmsg.AlterPartitionAssignmentsResponse {
+	t.Helper()
+	resp := sendReassignments(t, c, moves...)
+	if resp.ErrorCode != 0 {
+		t.Fatalf("AlterPartitionReassignments: top-level error %d, want 0", resp.ErrorCode)
+	}
+	return resp
+}
+
+// sendReassignments sends one AlterPartitionReassignments request with the
+// moves, each in its own topic entry (a topic may repeat, as on the wire).
+func sendReassignments(t testing.TB, c *Controller, moves ...raMove) *kmsg.AlterPartitionAssignmentsResponse {
 	t.Helper()
 	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
 	for _, m := range moves {
@@ -41,9 +52,6 @@ func raAlter(t testing.TB, c *Controller, moves ...raMove) *kmsg.AlterPartitionA
 	resp, err := c.AlterPartitionReassignments(testCtx(t), req)
 	if err != nil {
 		t.Fatalf("AlterPartitionReassignments: %v", err)
-	}
-	if resp.ErrorCode != 0 {
-		t.Fatalf("AlterPartitionReassignments: top-level error %d, want 0", resp.ErrorCode)
 	}
 	return resp
 }

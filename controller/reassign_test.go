@@ -233,20 +233,11 @@ func TestReassignWaitsForDeadBroker(t *testing.T) {
 	sc.waitGone(t, 1, 0)
 }
 
+// alterReassignments sends one partition's reassignment (nil replicas
+// cancel it) and returns the answer, top-level errors included.
 func alterReassignments(t testing.TB, c *Controller, topic string, p int32, replicas []int32) *kmsg.AlterPartitionAssignmentsResponse {
 	t.Helper()
-	req := kmsg.NewPtrAlterPartitionAssignmentsRequest()
-	rt := kmsg.NewAlterPartitionAssignmentsRequestTopic()
-	rt.Topic = topic
-	rp := kmsg.NewAlterPartitionAssignmentsRequestTopicPartition()
-	rp.Partition, rp.Replicas = p, replicas
-	rt.Partitions = append(rt.Partitions, rp)
-	req.Topics = append(req.Topics, rt)
-	resp, err := c.AlterPartitionReassignments(testCtx(t), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return sendReassignments(t, c, raMove{topic: topic, p: p, replicas: replicas})
 }
 
 func partitionCode(resp *kmsg.AlterPartitionAssignmentsResponse, topic string, p int32) int16 {

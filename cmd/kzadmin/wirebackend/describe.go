@@ -20,10 +20,10 @@ func (b *Backend) ListTopics(ctx context.Context) ([]backend.TopicListing, error
 	var moving map[backend.TopicPartition]move
 	err := b.retry(ctx, func(ctx context.Context) error {
 		var err error
-		if d, err = b.describeTopics(ctx, nil, true); err != nil {
+		if moving, err = b.reassigning(ctx); err != nil { // first, as in describe
 			return err
 		}
-		moving, err = b.reassigning(ctx)
+		d, err = b.describeTopics(ctx, nil, true)
 		return err
 	})
 	if err != nil {
@@ -33,7 +33,10 @@ func (b *Backend) ListTopics(ctx context.Context) ([]backend.TopicListing, error
 	for _, t := range d.sorted() {
 		l := backend.TopicListing{Name: t.Name, Internal: t.Internal, Partitions: len(t.Partitions), Err: t.Err}
 		if p, ok := partition(t, 0); ok {
-			l.ReplicationFactor = len(p.Replicas) - len(moving[backend.TopicPartition{Topic: t.Name}].removing)
+			l.ReplicationFactor = len(p.Replicas)
+			if m := moving[backend.TopicPartition{Topic: t.Name}]; m.stillIn(p.Replicas) {
+				l.ReplicationFactor -= len(m.removing)
+			}
 		}
 		out = append(out, l)
 	}
@@ -54,6 +57,14 @@ func (b *Backend) Describe(ctx context.Context, req backend.DescribeRequest) (*b
 }
 
 func (b *Backend) describe(ctx context.Context, req backend.DescribeRequest) (*backend.ClusterView, error) {
+	// The reassignments are read before the topics: a move that ends in
+	// between then shows as still moving, or as done, never as the full
+	// replica list of a move without its adding and removing replicas,
+	// which a waiting reassign would take for a foreign re-target.
+	moving, err := b.reassigning(ctx)
+	if err != nil {
+		return nil, err
+	}
 	d, err := b.describeTopics(ctx, req.Topics, req.All)
 	if err != nil {
 		return nil, err
@@ -62,15 +73,13 @@ func (b *Backend) describe(ctx context.Context, req backend.DescribeRequest) (*b
 	if err != nil {
 		return nil, err
 	}
-	moving, err := b.reassigning(ctx)
-	if err != nil {
-		return nil, err
-	}
 	for _, t := range d.sorted() {
 		sort.Slice(t.Partitions, func(i, j int) bool { return t.Partitions[i].ID < t.Partitions[j].ID })
 		for i := range t.Partitions {
 			m := moving[backend.TopicPartition{Topic: t.Name, Partition: t.Partitions[i].ID}]
-			t.Partitions[i].Adding, t.Partitions[i].Removing = m.adding, m.removing
+			if m.stillIn(t.Partitions[i].Replicas) {
+				t.Partitions[i].Adding, t.Partitions[i].Removing = m.adding, m.removing
+			}
 		}
 		v.Topics = append(v.Topics, *t)
 	}
@@ -202,6 +211,18 @@ func partition(t *backend.Topic, id int32) (backend.Partition, bool) {
 
 // move is a partition's reassignment in progress.
 type move struct{ adding, removing []int32 }
+
+// stillIn reports whether the move, read before the partition's replicas,
+// is still under way in them: a move that ended meanwhile has taken its
+// removing replicas out.
+func (m move) stillIn(replicas []int32) bool {
+	for _, r := range m.removing {
+		if !slices.Contains(replicas, r) {
+			return false
+		}
+	}
+	return true
+}
 
 // reassigning lists every reassignment in progress (one request: the
 // answer only holds moving partitions). A controller that does not serve

@@ -11,11 +11,16 @@ import (
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
 )
 
+// electFlags are the elect command's flags.
+type electFlags struct {
+	electionType, topic, jsonPath string
+	partition, leader             int32
+	allPartitions                 bool
+	waitTimeout                   time.Duration
+}
+
 func (a *app) electCommand() *cobra.Command {
-	var electionType, topic, jsonPath string
-	var partition, leader int32
-	var allPartitions bool
-	var waitTimeout time.Duration
+	var fl electFlags
 	cmd := &cobra.Command{
 		Use: "elect --election-type preferred|unclean|designated (--topic T --partition P [--leader B] | " +
 			"--all-topic-partitions | --path-to-json-file F)",
@@ -40,43 +45,46 @@ designated: elects the named leader (--leader, or "leader" per entry of the
 JSON file) with ElectLeaders v3 DesiredLeaders (KIP-966, seed 003). It needs
 --bootstrap-server and a controller that serves v3 (kzadmind).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			req, err := electionRequest(cmd, electionType, topic, partition, allPartitions, jsonPath)
-			if err == nil {
-				err = designate(cmd, req, leader, jsonPath)
-			}
-			if err != nil {
-				return err
-			}
-			req.DryRun, req.Timeout = a.g.DryRun, waitTimeout
-			req.Progress = func(s string) {
-				if !a.jsonOutput() {
-					fmt.Fprintln(a.errOut, s)
-				}
-			}
-			b, err := a.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout+waitTimeout)
-			defer cancel()
-			res, err := b.ElectLeaders(ctx, *req)
-			if res != nil {
-				_ = a.result(res, res.Writes, func() { a.printElection(req.Type, res) })
-			}
-			return fail(err)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runElect(cmd, fl) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&electionType, "election-type", "", "preferred, unclean or designated")
-	f.Int32Var(&leader, "leader", -1, "designated: the broker to elect (with --topic and --partition)")
-	f.StringVar(&topic, "topic", "", "the topic of the partition to elect")
-	f.Int32Var(&partition, "partition", -1, "the partition to elect (with --topic)")
-	f.BoolVar(&allPartitions, "all-topic-partitions", false, "every partition that needs an election")
-	f.StringVar(&jsonPath, "path-to-json-file", "", `file: {"partitions":[{"topic":"foo","partition":1}]}`)
-	f.DurationVar(&waitTimeout, "wait-timeout", time.Minute, "unclean: how long to wait for the new leaders")
+	f.StringVar(&fl.electionType, "election-type", "", "preferred, unclean or designated")
+	f.Int32Var(&fl.leader, "leader", -1, "designated: the broker to elect (with --topic and --partition)")
+	f.StringVar(&fl.topic, "topic", "", "the topic of the partition to elect")
+	f.Int32Var(&fl.partition, "partition", -1, "the partition to elect (with --topic)")
+	f.BoolVar(&fl.allPartitions, "all-topic-partitions", false, "every partition that needs an election")
+	f.StringVar(&fl.jsonPath, "path-to-json-file", "", `file: {"partitions":[{"topic":"foo","partition":1}]}`)
+	f.DurationVar(&fl.waitTimeout, "wait-timeout", time.Minute, "unclean: how long to wait for the new leaders")
 	return cmd
+}
+
+// runElect checks the flags, sends the election and prints its result.
+func (a *app) runElect(cmd *cobra.Command, fl electFlags) error {
+	req, err := electionRequest(cmd, fl.electionType, fl.topic, fl.partition, fl.allPartitions, fl.jsonPath)
+	if err == nil {
+		err = designate(cmd, req, fl.leader, fl.jsonPath)
+	}
+	if err != nil {
+		return err
+	}
+	req.DryRun, req.Timeout = a.g.DryRun, fl.waitTimeout
+	req.Progress = func(s string) {
+		if !a.jsonOutput() {
+			fmt.Fprintln(a.errOut, s)
+		}
+	}
+	b, err := a.open(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout+fl.waitTimeout)
+	defer cancel()
+	res, err := b.ElectLeaders(ctx, *req)
+	if res != nil {
+		_ = a.result(res, res.Writes, func() { a.printElection(req.Type, res) })
+	}
+	return fail(err)
 }
 
 // electionRequest checks the flag combinations as kafka-leader-election.

@@ -2,7 +2,6 @@ package placement
 
 import (
 	"errors"
-	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -231,5 +230,3 @@ func adminAssign(t testing.TB, brokers []Broker, n, rf, start, shift, first int)
 	}
 	return out
 }
-
-func fmtAssign(a [][]int32) string { return fmt.Sprint(a) }

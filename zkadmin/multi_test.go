@@ -79,15 +79,13 @@ func TestMultiFailureReportsOp(t *testing.T) {
 			if me.Op.Path != tt.ops[tt.index].Path {
 				t.Fatalf("MultiError.Op = %v", me.Op)
 			}
-			if res != nil {
-				for i, r := range res {
-					want := ErrRolledBack
-					if i == tt.index {
-						want = tt.want
-					}
-					if !errors.Is(r.Err, want) {
-						t.Errorf("result %d: %v, want %v", i, r.Err, want)
-					}
+			for i, r := range res {
+				want := ErrRolledBack
+				if i == tt.index {
+					want = tt.want
+				}
+				if !errors.Is(r.Err, want) {
+					t.Errorf("result %d: %v, want %v", i, r.Err, want)
 				}
 			}
 			for _, p := range []string{"/new1", "/new2", "/exists/kid"} {

@@ -22,12 +22,11 @@ import (
 // except that isNew and delete stick; for UpdateMetadata the view as the
 // last add (with leadership) saw it.
 type orderModel struct {
-	lai    map[int32]map[election.TopicPartition]modelLAI
-	um     map[election.TopicPartition]modelUM
-	stop   map[int32]map[election.TopicPartition]stopReplicaEntry
-	umTo   map[int32]bool
-	umAll  bool
-	broker []int32
+	lai   map[int32]map[election.TopicPartition]modelLAI
+	um    map[election.TopicPartition]modelUM
+	stop  map[int32]map[election.TopicPartition]stopReplicaEntry
+	umTo  map[int32]bool
+	umAll bool
 }
 
 type modelLAI struct {

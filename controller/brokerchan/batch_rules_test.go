@@ -37,14 +37,6 @@ func umPartitions(r Request) []kmsg.UpdateMetadataRequestTopicPartition {
 	return out
 }
 
-func stopStates(r Request) []kmsg.StopReplicaRequestTopicPartitionState {
-	var out []kmsg.StopReplicaRequestTopicPartitionState
-	for _, ts := range r.Msg.(*kmsg.StopReplicaRequest).Topics {
-		out = append(out, ts.PartitionStates...)
-	}
-	return out
-}
-
 func TestIsNewStaysTrueAndLaterStateWins(t *testing.T) {
 	v := scenarioView()
 	b := NewBatch(Config{IBP: config.IBPLatest, ControllerID: testControllerID}, v)

@@ -87,12 +87,10 @@ func BenchmarkMetadata(b *testing.B) {
 func mdRequest(topics ...string) *kmsg.MetadataRequest {
 	req := kmsg.NewPtrMetadataRequest()
 	req.SetVersion(12)
-	if topics != nil {
-		for _, name := range topics {
-			t := kmsg.NewMetadataRequestTopic()
-			t.Topic = kmsg.StringPtr(name)
-			req.Topics = append(req.Topics, t)
-		}
+	for _, name := range topics {
+		t := kmsg.NewMetadataRequestTopic()
+		t.Topic = kmsg.StringPtr(name)
+		req.Topics = append(req.Topics, t)
 	}
 	return req
 }

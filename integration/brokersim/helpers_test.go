@@ -53,8 +53,6 @@ type part struct {
 	zkVersion   int32
 }
 
-func (p part) tp() TopicPartition { return TopicPartition{p.topic, p.partition} }
-
 // lairReq builds a LeaderAndIsr v7 (IBP 3.4+), grouped by topic in order.
 func lairReq(brokerEpoch int64, controllerEpoch int32, parts ...part) *kmsg.LeaderAndISRRequest {
 	req := kmsg.NewPtrLeaderAndISRRequest()

@@ -69,25 +69,6 @@ func observer(tb testing.TB, c *Cluster) *zkadmin.Client {
 	return sharedZK.ConnectAt(tb, c.set.Chroot)
 }
 
-// waitGone waits, with a watch, until path is deleted.
-func waitGone(tb testing.TB, ctx context.Context, zk *zkadmin.Client, path string) {
-	tb.Helper()
-	for {
-		exists, _, ch, err := zk.ExistsW(ctx, path)
-		if err != nil {
-			tb.Fatalf("exists %s: %v", path, err)
-		}
-		if !exists {
-			return
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			tb.Fatalf("%s still exists: %v", path, ctx.Err())
-		}
-	}
-}
-
 // waitBroker waits for cond on b's snapshot, failing the test after 30 s.
 func waitBroker(tb testing.TB, b *Broker, what string, cond func(Snapshot) bool) Snapshot {
 	tb.Helper()

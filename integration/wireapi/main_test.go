@@ -185,15 +185,6 @@ func (c *cluster) close() {
 	}
 }
 
-// brokerAddrs lists the brokers' addresses in id order.
-func (c *cluster) brokerAddrs() []string {
-	out := make([]string, 0, len(c.brokers))
-	for id := int32(1); id <= numBrokers; id++ {
-		out = append(out, c.brokers[id])
-	}
-	return out
-}
-
 // poll calls check until it succeeds or timeout (or ctx) ends; the error
 // is check's last one.
 func poll(ctx context.Context, timeout time.Duration, check func() error) error {

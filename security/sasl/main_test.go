@@ -31,8 +31,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func zookeeper(t testing.TB) *zkserver.Server { return sharedZK.Server(t) }
-
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)

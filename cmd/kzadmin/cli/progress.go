@@ -12,15 +12,14 @@ import (
 // a terminal it redraws one line; elsewhere (logs, CI) it prints a line
 // only when the count changes, so the output stays readable.
 type progressBar struct {
-	w        io.Writer
-	tty      bool
-	total    int
-	what     string
-	start    time.Time
-	last     int
-	drawn    bool
-	width    int
-	lastDraw time.Time
+	w     io.Writer
+	tty   bool
+	total int
+	what  string
+	start time.Time
+	last  int
+	drawn bool
+	width int
 }
 
 func newProgressBar(w io.Writer, tty bool, total int, what string) *progressBar {

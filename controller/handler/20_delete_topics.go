@@ -3,8 +3,7 @@ package handler
 // DeleteTopics (key 20), v0-6, on the active controller only (reference
 // apis.md §5).
 //
-// Behaviour, one result per request entry, in request order (duplicates
-// are answered twice, as in Kafka):
+// Behaviour, one result per request entry, in request order:
 //  1. Not the active controller: every entry NOT_CONTROLLER, name and id
 //     echoed.
 //  2. delete.topic.enable=false: every entry TOPIC_DELETION_DISABLED (v3+)
@@ -18,7 +17,13 @@ package handler
 //     queued for deletion (it looks gone, as in Metadata), is
 //     UNKNOWN_TOPIC_OR_PARTITION. Names are not validated: a bad one is
 //     just unknown. Internal topics are not protected, as in Kafka 3.9.
-//  5. Otherwise Admin queues the topic for deletion (/admin/delete_topics).
+//  5. Otherwise Admin queues the topic for deletion (/admin/delete_topics),
+//     once per topic. A topic named by several entries (the same name
+//     twice, or a v6 name and the id of the same topic) gets the outcome
+//     of its deletion (REQUEST_TIMED_OUT, or Admin's error) on the first
+//     of them only; the later ones that pass step 4 answer 0 whatever
+//     happens. Kafka does the same: it keeps the results in a collection
+//     keyed by name and updates the first match.
 //
 // Timeout: with every entry failed, or timeout <= 0, the answer is
 // immediate, and queued topics get REQUEST_TIMED_OUT (their deletion still
@@ -66,12 +71,7 @@ func (h *Handlers) deleteTopics(ctx context.Context, req *wire.Request, r *kmsg.
 			return setAll(kerr.InvalidRequest.Code)
 		}
 	}
-	queued := map[int]znodes.UUID{} // entry index -> id of the topic queued
-	for i := range resp.Topics {
-		if t := h.deleteOne(ctx, req, v, &resp.Topics[i]); t != nil {
-			queued[i] = t.ID
-		}
-	}
+	queued := h.queueDeletions(ctx, req, v, resp.Topics)
 	if len(queued) == 0 {
 		return resp
 	}
@@ -115,10 +115,33 @@ func deleteEntries(r *kmsg.DeleteTopicsRequest) []kmsg.DeleteTopicsResponseTopic
 	return out
 }
 
-// deleteOne answers one entry (step 4 of the file comment) and returns the
-// topic queued for deletion, nil if none. Like Kafka's ZooKeeper mode it
-// does not fill in the id of a name-based entry.
-func (h *Handlers) deleteOne(ctx context.Context, req *wire.Request, v *View, rt *kmsg.DeleteTopicsResponseTopic) *controller.TopicView {
+// queueDeletions checks every entry and queues each topic that passes,
+// once (steps 4-5 of the file comment). It returns, by entry index, the
+// id of the topic queued for the entries that carry the outcome of a
+// deletion: the first entry naming each topic.
+func (h *Handlers) queueDeletions(ctx context.Context, req *wire.Request, v *View,
+	results []kmsg.DeleteTopicsResponseTopic) map[int]znodes.UUID {
+	queued := map[int]znodes.UUID{}
+	handled := map[string]bool{} // names handed to Admin
+	for i := range results {
+		t := h.checkDelete(ctx, req, v, &results[i])
+		if t == nil || handled[t.Name] {
+			continue
+		}
+		handled[t.Name] = true
+		if _, err := h.admin.MarkTopicForDeletion(ctx, t.Name, false); err != nil {
+			results[i].ErrorCode = h.errorOf(err).code
+			continue
+		}
+		queued[i] = t.ID
+	}
+	return queued
+}
+
+// checkDelete answers one entry's checks (step 4 of the file comment) and
+// returns the live topic it may delete, nil if none. Like Kafka's
+// ZooKeeper mode it does not fill in the id of a name-based entry.
+func (h *Handlers) checkDelete(ctx context.Context, req *wire.Request, v *View, rt *kmsg.DeleteTopicsResponseTopic) *controller.TopicView {
 	byID := rt.Topic == nil
 	var t *controller.TopicView
 	if byID {
@@ -146,11 +169,6 @@ func (h *Handlers) deleteOne(ctx context.Context, req *wire.Request, v *View, rt
 	live := v.Live(name)
 	if live == nil {
 		rt.ErrorCode = kerr.UnknownTopicOrPartition.Code
-		return nil
-	}
-	if _, err := h.admin.MarkTopicForDeletion(ctx, name, false); err != nil {
-		rt.ErrorCode = h.errorOf(err).code
-		return nil
 	}
 	return live
 }

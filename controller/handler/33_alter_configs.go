@@ -3,29 +3,31 @@ package handler
 // AlterConfigs (key 33), v0-2, the legacy full replacement, answered by
 // every node (reference apis.md §9.2).
 //
-// Behaviour:
-//   - A BROKER_LOGGER resource, or a type other than TOPIC and BROKER,
-//     makes the whole request INVALID_REQUEST.
-//   - A resource named twice: both entries INVALID_REQUEST, "Each resource
-//     must appear at most once."
-//   - ALTER_CONFIGS is checked on the topic, or the cluster for BROKER; a
-//     denial answers TOPIC_/CLUSTER_AUTHORIZATION_FAILED with no message.
-//     Authorized results come first, then denied ones, as in Kafka.
+// Behaviour, per resource in request order (configs_alter.go has the
+// steps both alter APIs share):
+//   - A resource named twice: every copy INVALID_REQUEST.
+//   - Before authorization: a config named twice, or any null value, is
+//     INVALID_REQUEST ("Error due to duplicate config keys", "Null value
+//     not supported for : k1, k2"); a BROKER resource must be "" or this
+//     node's id; a type other than TOPIC, BROKER and CLIENT_METRICS
+//     (BROKER_LOGGER included) is INVALID_REQUEST "Unknown resource type
+//     N" on its own.
+//   - ALTER_CONFIGS on the topic, or the cluster for BROKER; a denial
+//     answers TOPIC_/CLUSTER_AUTHORIZATION_FAILED with no message.
 //   - TOPIC: "" is INVALID_REQUEST "Default topic resources are not
 //     allowed."; a topic not in the controller's view is
 //     UNKNOWN_TOPIC_OR_PARTITION "The topic 'T' does not exist.".
 //   - BROKER: "" is the cluster-wide default (/config/brokers/<default>:
 //     max.partitions and max.broker.partitions take effect on the next
-//     write that checks them, at once); this node's id is its own entity;
-//     any other name is INVALID_REQUEST.
-//   - The given set replaces all overrides; entries with null values are
-//     dropped. Admin validates the complete new set (INVALID_CONFIG with
-//     its message) and writes it with a change notification. validateOnly
-//     writes nothing.
+//     write that checks them, at once); this node's id is its own entity.
+//   - The given set replaces all overrides. Admin validates the complete
+//     new set and writes it with a change notification; its refusal is
+//     INVALID_CONFIG for a topic and INVALID_REQUEST for a broker (see
+//     alterError). validateOnly writes nothing.
 //
 // The replacement is computed against the overrides read just before
 // Admin's write; a concurrent change in between can make Admin refuse a
-// deletion of a key no longer set (INVALID_CONFIG), never lose a write.
+// deletion of a key no longer set, never lose a write.
 //
 // Version notes: v1 is v0; v2+ flexible.
 
@@ -44,35 +46,30 @@ import (
 
 func (h *Handlers) alterConfigs(ctx context.Context, req *wire.Request, r *kmsg.AlterConfigsRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.AlterConfigsResponse)
-	for _, res := range r.Resources {
-		if res.ResourceType != kmsg.ConfigResourceTypeTopic && res.ResourceType != kmsg.ConfigResourceTypeBroker {
-			e := newAPIError(kerr.InvalidRequest.Code, "AlterConfigs serves TOPIC and BROKER resources only")
-			for _, res := range r.Resources {
-				resp.Resources = append(resp.Resources, alterConfigsResult(res.ResourceType, res.ResourceName, e))
-			}
-			return resp
-		}
-	}
-	dups := duplicateResources(len(r.Resources), func(i int) string {
-		return resourceKey(r.Resources[i].ResourceType, r.Resources[i].ResourceName)
-	})
-	v := h.cluster.View()
-	var denied []kmsg.AlterConfigsResponseResource
+	targets := make([]alterTarget, len(r.Resources))
 	for i, res := range r.Resources {
-		if dups[i] {
-			e := newAPIError(kerr.InvalidRequest.Code, "Each resource must appear at most once.")
-			resp.Resources = append(resp.Resources, alterConfigsResult(res.ResourceType, res.ResourceName, e))
-			continue
-		}
-		authzRes, deniedCode := configAuthz(res.ResourceType, res.ResourceName)
-		if !h.allows(ctx, req, OpAlterConfigs, authzRes) {
-			denied = append(denied, alterConfigsResult(res.ResourceType, res.ResourceName, codeOnly(deniedCode)))
-			continue
-		}
-		e := h.replaceConfigs(ctx, v, res, r.ValidateOnly)
-		resp.Resources = append(resp.Resources, alterConfigsResult(res.ResourceType, res.ResourceName, e))
+		targets[i] = alterTarget{res.ResourceType, res.ResourceName}
 	}
-	resp.Resources = append(resp.Resources, denied...)
+	v := h.cluster.View()
+	pre := func(i int) (apiError, bool) {
+		res := r.Resources[i]
+		var names, nulls []string
+		for _, c := range res.Configs {
+			names = append(names, c.Name)
+			if c.Value == nil {
+				nulls = append(nulls, c.Name)
+			}
+		}
+		if e := checkAlterKeys(names, nulls); e.code != 0 {
+			return e, true
+		}
+		e := h.checkAlterType(res.ResourceType, res.ResourceName)
+		return e, e.code != 0
+	}
+	apply := func(i int) apiError { return h.replaceConfigs(ctx, v, r.Resources[i], r.ValidateOnly) }
+	for i, e := range h.alterEach(ctx, req, targets, pre, apply) {
+		resp.Resources = append(resp.Resources, alterConfigsResult(targets[i].typ, targets[i].name, e))
+	}
 	return resp
 }
 
@@ -99,9 +96,7 @@ func (h *Handlers) replaceConfigs(ctx context.Context, v *View, res kmsg.AlterCo
 	}
 	after := map[string]string{}
 	for _, c := range res.Configs {
-		if c.Value != nil {
-			after[c.Name] = *c.Value
-		}
+		after[c.Name] = *c.Value // preprocessing refused null values
 	}
 	set, del := diffConfig(before, after)
 	alt := zkadmin.ConfigAlteration{EntityType: entityType, EntityName: entity, Set: set, Delete: del, DryRun: dryRun}
@@ -116,12 +111,19 @@ func (h *Handlers) replaceConfigs(ctx context.Context, v *View, res kmsg.AlterCo
 	return errNone
 }
 
-// alterError is the answer to a refused alteration: a topic config value
+// alterError is the answer to a refused alteration. A topic config value
 // Kafka's LogConfig refuses is reported with the resource, as Kafka's
-// ConfigAdminManager does ("Unknown topic config name" is not).
+// ZkAdminManager does ("Unknown topic config name" is not). A broker
+// resource's new configs are validated in Kafka's preprocessing, which
+// answers every refusal INVALID_REQUEST with the validation's message.
 func alterError(typ kmsg.ConfigResourceType, name string, e apiError) apiError {
-	if typ != kmsg.ConfigResourceTypeTopic || e.code != kerr.InvalidConfig.Code || e.msg == nil ||
-		strings.HasPrefix(*e.msg, "Unknown topic config name") {
+	if e.code != kerr.InvalidConfig.Code || e.msg == nil {
+		return e
+	}
+	switch {
+	case typ == kmsg.ConfigResourceTypeBroker:
+		return newAPIError(kerr.InvalidRequest.Code, *e.msg)
+	case typ != kmsg.ConfigResourceTypeTopic || strings.HasPrefix(*e.msg, "Unknown topic config name"):
 		return e
 	}
 	return newAPIError(e.code, fmt.Sprintf("Invalid config value for resource ConfigResource(type=TOPIC, name='%s'): %s", name, *e.msg))

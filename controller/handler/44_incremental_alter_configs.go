@@ -3,16 +3,23 @@ package handler
 // IncrementalAlterConfigs (key 44), v0-1, answered by every node
 // (reference apis.md §9.3).
 //
-// Behaviour: as AlterConfigs (33_alter_configs.go) for resource types,
-// duplicates, authorization, unknown topics and broker names, except that
-// each resource carries operations on single keys:
+// Behaviour: as AlterConfigs (33_alter_configs.go, configs_alter.go) for
+// duplicated resources, preprocessing, authorization, unknown topics,
+// broker names and the answer order, except that each resource carries
+// operations on single keys:
 //   - a key named twice in one resource: INVALID_REQUEST, "Error due to
-//     duplicate config keys";
-//   - a null value for any operation but DELETE: INVALID_REQUEST, "Null
-//     value not supported for : k1, k2";
+//     duplicate config keys"; a null value for any operation but DELETE:
+//     INVALID_REQUEST, "Null value not supported for : k1, k2" (both
+//     before authorization);
+//   - BROKER_LOGGER resources are answered in preprocessing, as a Kafka
+//     node without Log4j loggers would (alterBrokerLogger);
 //   - APPEND or SUBTRACT on a config that is not a list: INVALID_CONFIG,
 //     "Config value append is not allowed for config key: K" (or
-//     "subtract");
+//     "subtract"), at the first such operation. Kafka checks this for a
+//     BROKER resource in preprocessing, after refusing any unknown
+//     operation ("Unknown operations type N"), so before authorization;
+//     for a TOPIC resource after the "" check and before the topic's
+//     existence;
 //   - SET sets, DELETE removes the override (a no-op when there is none),
 //     APPEND adds the list items not yet there to the current value (the
 //     override, else the default), SUBTRACT removes items.
@@ -41,47 +48,59 @@ import (
 func (h *Handlers) incrementalAlterConfigs(ctx context.Context, req *wire.Request,
 	r *kmsg.IncrementalAlterConfigsRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.IncrementalAlterConfigsResponse)
-	result := func(res kmsg.IncrementalAlterConfigsRequestResource, e apiError) kmsg.IncrementalAlterConfigsResponseResource {
-		rr := kmsg.NewIncrementalAlterConfigsResponseResource()
-		rr.ResourceType, rr.ResourceName, rr.ErrorCode, rr.ErrorMessage = res.ResourceType, res.ResourceName, e.code, e.msg
-		return rr
-	}
-	for _, res := range r.Resources {
-		if res.ResourceType != kmsg.ConfigResourceTypeTopic && res.ResourceType != kmsg.ConfigResourceTypeBroker {
-			e := newAPIError(kerr.InvalidRequest.Code, "IncrementalAlterConfigs serves TOPIC and BROKER resources only")
-			for _, res := range r.Resources {
-				resp.Resources = append(resp.Resources, result(res, e))
-			}
-			return resp
-		}
-	}
-	dups := duplicateResources(len(r.Resources), func(i int) string {
-		return resourceKey(r.Resources[i].ResourceType, r.Resources[i].ResourceName)
-	})
-	v := h.cluster.View()
-	var denied []kmsg.IncrementalAlterConfigsResponseResource
+	targets := make([]alterTarget, len(r.Resources))
 	for i, res := range r.Resources {
-		if dups[i] {
-			resp.Resources = append(resp.Resources, result(res,
-				newAPIError(kerr.InvalidRequest.Code, "Each resource must appear at most once.")))
-			continue
-		}
-		authzRes, deniedCode := configAuthz(res.ResourceType, res.ResourceName)
-		if !h.allows(ctx, req, OpAlterConfigs, authzRes) {
-			denied = append(denied, result(res, codeOnly(deniedCode)))
-			continue
-		}
-		resp.Resources = append(resp.Resources, result(res, h.alterIncrementally(ctx, v, res, r.ValidateOnly)))
+		targets[i] = alterTarget{res.ResourceType, res.ResourceName}
 	}
-	resp.Resources = append(resp.Resources, denied...)
+	v := h.cluster.View()
+	pre := func(i int) (apiError, bool) { return h.preprocessIncremental(ctx, req, r.Resources[i]) }
+	apply := func(i int) apiError { return h.alterIncrementally(ctx, v, r.Resources[i], r.ValidateOnly) }
+	for i, e := range h.alterEach(ctx, req, targets, pre, apply) {
+		rr := kmsg.NewIncrementalAlterConfigsResponseResource()
+		rr.ResourceType, rr.ResourceName, rr.ErrorCode, rr.ErrorMessage = targets[i].typ, targets[i].name, e.code, e.msg
+		resp.Resources = append(resp.Resources, rr)
+	}
 	return resp
 }
 
-// alterIncrementally checks and applies one resource's operations.
+// preprocessIncremental makes the checks Kafka makes on a resource before
+// authorization (the file comment's), and says whether its answer is
+// final.
+func (h *Handlers) preprocessIncremental(ctx context.Context, req *wire.Request,
+	res kmsg.IncrementalAlterConfigsRequestResource) (apiError, bool) {
+	var names, nulls []string
+	for _, c := range res.Configs {
+		names = append(names, c.Name)
+		if c.Value == nil && c.Op != kmsg.IncrementalAlterConfigOpDelete {
+			nulls = append(nulls, c.Name)
+		}
+	}
+	if e := checkAlterKeys(names, nulls); e.code != 0 {
+		return e, true
+	}
+	if res.ResourceType == kmsg.ConfigResourceTypeBrokerLogger {
+		return h.alterBrokerLogger(ctx, req, res), true
+	}
+	e := h.checkAlterType(res.ResourceType, res.ResourceName)
+	if e.code == 0 && res.ResourceType == kmsg.ConfigResourceTypeBroker {
+		e = checkBrokerOps(res)
+	}
+	return e, e.code != 0
+}
+
+// alterIncrementally applies one authorized resource's operations.
 func (h *Handlers) alterIncrementally(ctx context.Context, v *View, res kmsg.IncrementalAlterConfigsRequestResource,
 	dryRun bool) apiError {
-	if e := checkIncrementalOps(res); e.code != 0 {
-		return e
+	if res.ResourceType == kmsg.ConfigResourceTypeTopic {
+		// Kafka refuses the default topic resource, then applies the
+		// operations to the overrides, then looks for the topic. (A
+		// BROKER resource's were checked in preprocessing.)
+		if res.ResourceName == "" {
+			return newAPIError(kerr.InvalidRequest.Code, "Default topic resources are not allowed.")
+		}
+		if e := checkListOps(res); e.code != 0 {
+			return e
+		}
 	}
 	entityType, entity, e := h.configResource(v, res.ResourceType, res.ResourceName)
 	if e.code != 0 {
@@ -114,33 +133,28 @@ func (h *Handlers) alterIncrementally(ctx context.Context, v *View, res kmsg.Inc
 	return errNone
 }
 
-// checkIncrementalOps makes the checks that need no read, in Kafka's order.
-func checkIncrementalOps(res kmsg.IncrementalAlterConfigsRequestResource) apiError {
-	seen := map[string]bool{}
-	var nulls []string
+// checkBrokerOps is the rest of Kafka's preprocessing of a BROKER
+// resource: every operation must be known, then the list operations are
+// checked.
+func checkBrokerOps(res kmsg.IncrementalAlterConfigsRequestResource) apiError {
 	for _, c := range res.Configs {
-		if seen[c.Name] {
-			return newAPIError(kerr.InvalidRequest.Code, "Error due to duplicate config keys")
-		}
-		seen[c.Name] = true
-		if c.Value == nil && c.Op != kmsg.IncrementalAlterConfigOpDelete {
-			nulls = append(nulls, c.Name)
+		if c.Op < kmsg.IncrementalAlterConfigOpSet || c.Op > kmsg.IncrementalAlterConfigOpSubtract {
+			return newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf("Unknown operations type %d", c.Op))
 		}
 	}
-	if len(nulls) > 0 {
-		return newAPIError(kerr.InvalidRequest.Code, "Null value not supported for : "+strings.Join(nulls, ", "))
-	}
+	return checkListOps(res)
+}
+
+// checkListOps refuses, in operation order, APPEND or SUBTRACT on a
+// config that is not a list, and an unknown operation.
+func checkListOps(res kmsg.IncrementalAlterConfigsRequestResource) apiError {
 	for _, c := range res.Configs {
 		switch c.Op {
 		case kmsg.IncrementalAlterConfigOpSet, kmsg.IncrementalAlterConfigOpDelete:
 		case kmsg.IncrementalAlterConfigOpAppend, kmsg.IncrementalAlterConfigOpSubtract:
 			if !isListConfig(res.ResourceType, c.Name) {
-				verb := "append"
-				if c.Op == kmsg.IncrementalAlterConfigOpSubtract {
-					verb = "subtract"
-				}
-				return newAPIError(kerr.InvalidConfig.Code,
-					fmt.Sprintf("Config value %s is not allowed for config key: %s", verb, c.Name))
+				return newAPIError(kerr.InvalidConfig.Code, fmt.Sprintf(
+					"Config value %s is not allowed for config key: %s", strings.ToLower(c.Op.String()), c.Name))
 			}
 		default:
 			return newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf("Unknown config operation %d", c.Op))

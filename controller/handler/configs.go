@@ -37,9 +37,10 @@ type configEntry struct {
 // as ConfigHelper.createTopicConfigEntry does: the topic's override
 // (source TOPIC_CONFIG), else the cluster-wide dynamic default of its
 // broker synonym (DYNAMIC_DEFAULT_BROKER_CONFIG), else Kafka's default
-// (DEFAULT_CONFIG). The synonyms run in that precedence order. Per-broker
-// and static broker configs live on the brokers, which kzadmin cannot see,
-// so they are never reported. No topic config is sensitive.
+// (DEFAULT_CONFIG). The synonyms run in that precedence order (see
+// brokerSynonyms). Per-broker and static broker configs live on the
+// brokers, which kzadmin cannot see, so they are never reported. No topic
+// config is sensitive.
 func topicConfigEntries(overrides, brokerDefaults map[string]string) []configEntry {
 	defs := zkadmin.TopicConfigDefs()
 	out := make([]configEntry, 0, len(defs))
@@ -48,12 +49,7 @@ func topicConfigEntries(overrides, brokerDefaults map[string]string) []configEnt
 		if v, ok := overrides[d.Name]; ok {
 			e.synonyms = append(e.synonyms, synonym(d.Name, v, sourceTopic))
 		}
-		if d.BrokerSynonym != "" {
-			if v, ok := brokerDefaults[d.BrokerSynonym]; ok {
-				e.synonyms = append(e.synonyms, synonym(d.BrokerSynonym, v, sourceDynamicDefault))
-			}
-			e.synonyms = append(e.synonyms, synonym(d.BrokerSynonym, d.Default, sourceDefault))
-		}
+		e.synonyms = append(e.synonyms, brokerSynonyms(d, brokerDefaults)...)
 		e.value, e.source = strp(d.Default), sourceDefault
 		if len(e.synonyms) > 0 {
 			e.value, e.source = e.synonyms[0].Value, int8(e.synonyms[0].Source)
@@ -61,6 +57,51 @@ func topicConfigEntries(overrides, brokerDefaults map[string]string) []configEnt
 		out = append(out, e)
 	}
 	return out
+}
+
+// brokerSynonyms is the broker layer of a topic config's synonyms as
+// Kafka's ConfigHelper lists it: the cluster-wide dynamic default of the
+// broker synonym, then the Kafka default of the broker config that gives
+// it, with every entry before the synonym's own name dropped. Four broker
+// synonyms have no Kafka default (null): the broker falls back on another
+// config (log.retention.ms on log.retention.hours, ...), whose default is
+// listed in its place. So with no dynamic default the list starts with
+// that other config and is dropped whole: the topic config shows no
+// synonym. The fallback configs are read-only (Kafka refuses to set them
+// dynamically), so they never appear in the dynamic layer.
+func brokerSynonyms(d zkadmin.TopicConfigDef, brokerDefaults map[string]string) []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym {
+	if d.BrokerSynonym == "" {
+		return nil
+	}
+	var out []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym
+	if v, ok := brokerDefaults[d.BrokerSynonym]; ok {
+		out = append(out, synonym(d.BrokerSynonym, v, sourceDynamicDefault))
+	}
+	name, value := brokerDefault(d)
+	out = append(out, synonym(name, value, sourceDefault))
+	for len(out) > 0 && out[0].Name != d.BrokerSynonym {
+		out = out[1:]
+	}
+	return out
+}
+
+// brokerDefault is the broker config whose Kafka default stands for a
+// topic config's broker synonym, and that default. For the four synonyms
+// without a default of their own it is the config Kafka falls back on,
+// whose default (in hours, or the flusher's interval) gives the same
+// value as the topic config's default.
+func brokerDefault(d zkadmin.TopicConfigDef) (name, value string) {
+	switch d.BrokerSynonym {
+	case "log.retention.ms": // log.retention.minutes has no default either
+		return "log.retention.hours", "168"
+	case "log.roll.ms":
+		return "log.roll.hours", "168"
+	case "log.roll.jitter.ms":
+		return "log.roll.jitter.hours", "0"
+	case "log.flush.interval.ms":
+		return "log.flush.scheduler.interval.ms", d.Default
+	}
+	return d.BrokerSynonym, d.Default
 }
 
 func synonym(name, value string, source int8) kmsg.DescribeConfigsResponseResourceConfigConfigSynonym {
@@ -127,9 +168,10 @@ func (h *Handlers) brokerEntity(name string) (string, apiError) {
 	return strconv.Itoa(int(id)), errNone
 }
 
-// configResource checks a TOPIC or BROKER resource of an alter request
-// and returns the config entity it names. Unknown topics are refused with
-// Kafka's message.
+// configResource checks an authorized resource of an alter request and
+// returns the config entity it names, as ZkAdminManager does: unknown
+// topics are refused with Kafka's message, and so is every type but TOPIC
+// and BROKER (only CLIENT_METRICS gets this far).
 func (h *Handlers) configResource(v *View, typ kmsg.ConfigResourceType, name string) (entityType, entity string, e apiError) {
 	switch typ {
 	case kmsg.ConfigResourceTypeTopic:
@@ -141,10 +183,11 @@ func (h *Handlers) configResource(v *View, typ kmsg.ConfigResourceType, name str
 		}
 		return znodes.EntityTopics, name, errNone
 	case kmsg.ConfigResourceTypeBroker:
-		entity, e := h.brokerEntity(name)
+		entity, e := h.alterBrokerEntity(name)
 		return znodes.EntityBrokers, entity, e
 	}
-	return "", "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf("Unsupported resource type %d", typ))
+	return "", "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(
+		"AlterConfigs is only supported for topics and brokers, but resource type is %s", typ))
 }
 
 // configAuthz returns the resource an operation on a config resource is

@@ -114,8 +114,8 @@ func (c *Controller) electByType(ls *leaderState, req *kmsg.ElectLeadersRequest,
 
 // classifyElection answers the partitions that need no election and
 // returns those that do. With no topics listed, every partition is
-// considered and ELECTION_NOT_NEEDED is left out of the answer, as Kafka's
-// broker does. A partition listed twice is elected once: Kafka makes a set
+// considered but those of topics whose deletion has started, and
+// ELECTION_NOT_NEEDED is left out of the answer, as Kafka's broker does. A partition listed twice is elected once: Kafka makes a set
 // of the request's partitions.
 func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersRequest, typ election.ElectionType,
 	results map[TopicPartition]electResult) []TopicPartition {
@@ -123,7 +123,14 @@ func (c *Controller) classifyElection(ls *leaderState, req *kmsg.ElectLeadersReq
 	all := req.Topics == nil
 	var asked []TopicPartition
 	if all {
-		asked = cc.sortedPartitions()
+		// Kafka lists the answering broker's metadata cache, which drops
+		// a topic as soon as its deletion starts; a topic queued but not
+		// started yet is still there, and answered "being deleted".
+		for _, tp := range cc.sortedPartitions() {
+			if ls.del == nil || !ls.del.mgr.Started(tp.Topic) {
+				asked = append(asked, tp)
+			}
+		}
 	}
 	seen := map[TopicPartition]bool{}
 	for _, t := range req.Topics {

@@ -151,7 +151,7 @@ func TestReassignMixedRequestAnsweredPerPartition(t *testing.T) {
 		t.Fatalf("response layout %v in %d topics, want %v in 2", layout, len(resp.Topics), want)
 	}
 	msgs := map[string]string{
-		"foo-1": "Duplicate replica ids in partition reassignment replica list: List(2, 2)",
+		"foo-1": "Duplicate replica ids in partition reassignment replica list: ArrayBuffer(2, 2)",
 		"foo-2": "The partition does not exist.",
 		"foo-9": kerr.NoReassignmentInProgress.Description,
 		"bar-0": "The partition does not exist.",

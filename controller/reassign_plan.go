@@ -52,15 +52,15 @@ func validateReassignTarget(current election.ReplicaAssignment, target []int32, 
 	case len(target) == 0:
 		return invalidAssignment("Empty replica list specified in partition reassignment.")
 	case hasDuplicate(target):
-		return invalidAssignment("Duplicate replica ids in partition reassignment replica list: %s", scalaList(target))
+		return invalidAssignment("Duplicate replica ids in partition reassignment replica list: %s", scalaBuffer(target))
 	case slices.ContainsFunc(target, func(r int32) bool { return r < 0 }):
-		return invalidAssignment("Invalid broker id in replica list: %s", scalaList(target))
+		return invalidAssignment("Invalid broker id in replica list: %s", scalaBuffer(target))
 	}
 	adding := current.ReassignTo(target).Adding
 	for _, r := range adding {
 		if !slices.Contains(live, r) {
 			return invalidAssignment("Replica assignment has brokers that are not alive. Replica list: %s, live broker list: %s",
-				scalaList(adding), scalaSet(live))
+				scalaBuffer(adding), scalaSet(live))
 		}
 	}
 	return nil
@@ -215,8 +215,10 @@ func hasDuplicate(ids []int32) bool {
 	return false
 }
 
-// scalaList renders ids as Scala prints a Seq: List(1, 2, 3).
-func scalaList(ids []int32) string { return "List(" + joinInt32(ids) + ")" }
+// scalaBuffer renders ids as Scala prints the replica lists of Kafka's API
+// path: KafkaApis maps the request's Java list into a Scala buffer, and
+// everything derived from it stays one: ArrayBuffer(1, 2, 3).
+func scalaBuffer(ids []int32) string { return "ArrayBuffer(" + joinInt32(ids) + ")" }
 
 // scalaSet renders ids as Scala prints a small Set, ascending.
 func scalaSet(ids []int32) string { return "Set(" + joinInt32(slices.Sorted(slices.Values(ids))) + ")" }

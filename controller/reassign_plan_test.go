@@ -33,18 +33,18 @@ func TestValidateReassignTarget(t *testing.T) {
 		{"empty", steady, ids(), live, kerr.InvalidReplicaAssignment.Code,
 			"Empty replica list specified in partition reassignment."},
 		{"duplicate", steady, ids(2, 2, 3), live, kerr.InvalidReplicaAssignment.Code,
-			"Duplicate replica ids in partition reassignment replica list: List(2, 2, 3)"},
+			"Duplicate replica ids in partition reassignment replica list: ArrayBuffer(2, 2, 3)"},
 		{"negative", steady, ids(2, -1), live, kerr.InvalidReplicaAssignment.Code,
-			"Invalid broker id in replica list: List(2, -1)"},
+			"Invalid broker id in replica list: ArrayBuffer(2, -1)"},
 		{"adding a dead broker", steady, ids(2, 3, 5), live, kerr.InvalidReplicaAssignment.Code,
-			"Replica assignment has brokers that are not alive. Replica list: List(5), live broker list: Set(1, 2, 3, 4)"},
+			"Replica assignment has brokers that are not alive. Replica list: ArrayBuffer(5), live broker list: Set(1, 2, 3, 4)"},
 		// Only the replicas added count: keeping a replica on a dead broker is fine.
 		{"keeping a dead replica", steady, ids(3, 2, 1), ids(2, 3), 0, ""},
 		// Measured from the original replicas: 4, being added, is added again.
 		{"superseding, the added broker died", moving, ids(4, 2, 3), ids(1, 2, 3), kerr.InvalidReplicaAssignment.Code,
-			"Replica assignment has brokers that are not alive. Replica list: List(4), live broker list: Set(1, 2, 3)"},
+			"Replica assignment has brokers that are not alive. Replica list: ArrayBuffer(4), live broker list: Set(1, 2, 3)"},
 		{"unknown partition: every replica is added", ra(nil, nil, nil), ids(7), live, kerr.InvalidReplicaAssignment.Code,
-			"Replica assignment has brokers that are not alive. Replica list: List(7), live broker list: Set(1, 2, 3, 4)"},
+			"Replica assignment has brokers that are not alive. Replica list: ArrayBuffer(7), live broker list: Set(1, 2, 3, 4)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

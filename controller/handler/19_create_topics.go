@@ -81,6 +81,9 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 	for i, t := range r.Topics {
 		resp.Topics[i] = kmsg.NewCreateTopicsResponseTopic()
 		resp.Topics[i].Topic = t.Topic
+		// v5+: Kafka's results start with an empty list of configs, never
+		// null, whatever becomes of the entry.
+		resp.Topics[i].Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 	}
 	v := h.cluster.View()
 	if !v.Active {
@@ -301,10 +304,12 @@ func createRequest(t *kmsg.CreateTopicsRequestTopic, dryRun bool) zkadmin.Create
 	return req
 }
 
-// setTopicError records a failure; failures carry no v5+ metadata.
+// setTopicError records a failure; failures carry no v5+ metadata (an
+// empty list of configs, as Kafka resets them).
 func setTopicError(rt *kmsg.CreateTopicsResponseTopic, e apiError) {
 	rt.ErrorCode, rt.ErrorMessage = e.code, e.msg
-	rt.NumPartitions, rt.ReplicationFactor, rt.Configs, rt.ConfigErrorCode = -1, -1, nil, 0
+	rt.NumPartitions, rt.ReplicationFactor, rt.ConfigErrorCode = -1, -1, 0
+	rt.Configs = []kmsg.CreateTopicsResponseTopicConfig{}
 }
 
 // readDefaults reads the cluster-wide broker defaults for the v5+

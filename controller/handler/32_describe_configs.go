@@ -63,6 +63,7 @@ func (h *Handlers) describeConfigs(ctx context.Context, req *wire.Request, r *km
 		if !h.allows(ctx, req, OpDescribeConfigs, authzRes) {
 			e := withDefault(deniedCode)
 			rr.ErrorCode, rr.ErrorMessage = e.code, e.msg
+			rr.Configs = []kmsg.DescribeConfigsResponseResourceConfig{}
 			denied = append(denied, rr)
 			continue
 		}
@@ -70,6 +71,14 @@ func (h *Handlers) describeConfigs(ctx context.Context, req *wire.Request, r *km
 		rr.ErrorCode, rr.ErrorMessage = e.code, e.msg
 		if e.code == 0 {
 			rr.Configs = describeEntries(r, res.ConfigNames, entries)
+		}
+		// Kafka's results start with an empty message and an empty list
+		// of configs, and only the failures it catches set a message.
+		if rr.ErrorMessage == nil {
+			rr.ErrorMessage = strp("")
+		}
+		if rr.Configs == nil {
+			rr.Configs = []kmsg.DescribeConfigsResponseResourceConfig{}
 		}
 		resp.Resources = append(resp.Resources, rr)
 	}

@@ -14,8 +14,9 @@ package handler
 //     would list its cache's partitions; a standby's view has none).
 //  4. Otherwise the Elector (the controller) answers each partition as
 //     Kafka does: UNKNOWN_TOPIC_OR_PARTITION, INVALID_TOPIC_EXCEPTION for a
-//     topic being deleted, ELECTION_NOT_NEEDED (left out of all-partitions
-//     answers), PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE,
+//     topic queued for deletion (an all-partitions request leaves out the
+//     topics whose deletion has started, as Kafka's metadata cache drops
+//     them), ELECTION_NOT_NEEDED (left out of all-partitions answers), PREFERRED_LEADER_NOT_AVAILABLE, ELIGIBLE_LEADERS_NOT_AVAILABLE,
 //     or 0. A partition answered 0 is then awaited until the controller's
 //     view shows it with a new leader epoch, within TimeoutMs; past it,
 //     REQUEST_TIMED_OUT.

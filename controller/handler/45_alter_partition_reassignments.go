@@ -36,6 +36,7 @@ package handler
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -47,6 +48,23 @@ import (
 
 func (h *Handlers) alterPartitionReassignments(ctx context.Context, req *wire.Request,
 	r *kmsg.AlterPartitionAssignmentsRequest) kmsg.Response {
+	resp := h.alterReassignments(ctx, req, r)
+	resp.ErrorMessage = emptyUnlessFailed(resp.ErrorCode, resp.ErrorMessage)
+	return resp
+}
+
+// emptyUnlessFailed is a top-level error message as Kafka's reassignment
+// APIs send it: their response data starts with an empty message, which
+// only a top-level error replaces.
+func emptyUnlessFailed(code int16, msg *string) *string {
+	if code == 0 && msg == nil {
+		return strp("")
+	}
+	return msg
+}
+
+func (h *Handlers) alterReassignments(ctx context.Context, req *wire.Request,
+	r *kmsg.AlterPartitionAssignmentsRequest) *kmsg.AlterPartitionAssignmentsResponse {
 	resp := r.ResponseKind().(*kmsg.AlterPartitionAssignmentsResponse)
 	targets, order := reassignTargets(r)
 	v := h.cluster.View()
@@ -152,7 +170,7 @@ func checkMove(v *View, k tp, replicas []int32) apiError {
 					live[i] = br.ID
 				}
 				return invalid("Replica assignment has brokers that are not alive. Replica list: %s, live broker list: %s",
-					listText(replicas), listText(live))
+					listText(replicas), setText(live))
 			}
 		}
 	}
@@ -178,13 +196,19 @@ func firstDup(ids []int32) (int32, bool) {
 	return 0, false
 }
 
-// listText renders ids as Scala prints a list: "List(1, 2)".
-func listText(ids []int32) string {
+// listText renders a target's replicas as Kafka's API path prints them
+// (a Scala buffer): "ArrayBuffer(1, 2)".
+func listText(ids []int32) string { return "ArrayBuffer(" + joinIDs(ids) + ")" }
+
+// setText renders broker ids as Scala prints a small set: "Set(1, 2)".
+func setText(ids []int32) string { return "Set(" + joinIDs(slices.Sorted(slices.Values(ids))) + ")" }
+
+func joinIDs(ids []int32) string {
 	s := make([]string, len(ids))
 	for i, id := range ids {
 		s[i] = fmt.Sprint(id)
 	}
-	return "List(" + strings.Join(s, ", ") + ")"
+	return strings.Join(s, ", ")
 }
 
 // reassignResults groups results by topic in request order.

@@ -24,6 +24,7 @@ import (
 func (h *Handlers) listPartitionReassignments(ctx context.Context, req *wire.Request,
 	r *kmsg.ListPartitionReassignmentsRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
+	resp.ErrorMessage = strp("") // replaced by a top-level error, as in Kafka
 	v := h.cluster.View()
 	switch {
 	case !h.allows(ctx, req, OpDescribe, ClusterResource()):

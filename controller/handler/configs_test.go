@@ -138,11 +138,11 @@ func TestDescribeConfigsErrors(t *testing.T) {
 	}
 	want := []res{
 		{"bad/name", 17, have[0].msg, 0},
-		{"missing", 3, "<nil>", 0},
-		{"", 0, "<nil>", 2},
+		{"missing", 3, "", 0},
+		{"", 0, "", 2},
 		{"1", 42, "Unexpected broker id, expected 3000 or empty string, but received 1", 0},
 		{"x", 42, "Broker id must be an integer, but it is: x", 0},
-		{"3000", 0, "<nil>", 3},
+		{"3000", 0, "", 3},
 		{"3000", 42, "kzadmin has no broker loggers to describe", 0},
 		{"secret", 29, "Topic authorization failed.", 0},
 	}

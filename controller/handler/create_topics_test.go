@@ -44,6 +44,7 @@ func ctReq(version int16, timeoutMs int32, validateOnly bool, topics ...ctTopic)
 func ctResult(name string, code int16, msg *string) kmsg.CreateTopicsResponseTopic {
 	t := kmsg.NewCreateTopicsResponseTopic()
 	t.Topic, t.ErrorCode, t.ErrorMessage = name, code, msg
+	t.Configs = []kmsg.CreateTopicsResponseTopicConfig{} // v5+: Kafka's results never carry null
 	return t
 }
 

@@ -75,7 +75,7 @@ func TestDescribeConfigsTopicEveryVersion(t *testing.T) {
 	for version := int16(0); version <= 4; version++ {
 		for _, synonyms := range []bool{false, true} {
 			got := f.call(dcReq(version, synonyms, dcRes(topicRes, "foo"))).(*kmsg.DescribeConfigsResponse)
-			if len(got.Resources) != 1 || got.Resources[0].ErrorCode != 0 || got.Resources[0].ErrorMessage != nil {
+			if len(got.Resources) != 1 || got.Resources[0].ErrorCode != 0 || ptr(got.Resources[0].ErrorMessage) != "" {
 				t.Fatalf("v%d: %+v", version, got.Resources)
 			}
 			lines := hcfgConfigLines(got.Resources[0])
@@ -143,12 +143,12 @@ func TestDescribeConfigsConfigNamesFilter(t *testing.T) {
 			have = append(have, fmt.Sprintf("%s:%d:%s:%v", res.ResourceName, res.ErrorCode, ptr(res.ErrorMessage), names))
 		}
 		want := []string{
-			"foo:0:<nil>:[<all>]",
-			"foo:0:<nil>:[<all>]",
-			"foo:0:<nil>:[retention.ms segment.ms]",
-			"foo:0:<nil>:[]",
-			"gone:3:<nil>:[]",
-			":0:<nil>:[max.partitions]",
+			"foo:0::[<all>]",
+			"foo:0::[<all>]",
+			"foo:0::[retention.ms segment.ms]",
+			"foo:0::[]",
+			"gone:3::[]",
+			":0::[max.partitions]",
 		}
 		if !reflect.DeepEqual(have, want) {
 			t.Errorf("v%d\n got %q\nwant %q", version, have, want)
@@ -265,8 +265,8 @@ func TestDescribeConfigsBrokerResourceNames(t *testing.T) {
 		have = append(have, fmt.Sprintf("%d/%s:%d:%s:%d", r.ResourceType, r.ResourceName, r.ErrorCode, ptr(r.ErrorMessage), len(r.Configs)))
 	}
 	want := []string{
-		"2/foo:0:<nil>:1",
-		"2/missing:3:<nil>:0",
+		"2/foo:0::1",
+		"2/missing:3::0",
 		"4/1:31:Cluster authorization failed.:0",
 		"4/:31:Cluster authorization failed.:0",
 		"4/x:31:Cluster authorization failed.:0",

@@ -37,6 +37,7 @@ func hcfgLprReq(topics map[string][]int32, order ...string) *kmsg.ListPartitionR
 func hcfgLprResp(parts ...kmsg.ListPartitionReassignmentsResponseTopic) *kmsg.ListPartitionReassignmentsResponse {
 	r := kmsg.NewPtrListPartitionReassignmentsResponse()
 	r.Topics = parts
+	r.ErrorMessage = sp("") // Kafka's default, kept when nothing failed
 	return r
 }
 

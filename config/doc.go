@@ -27,6 +27,12 @@
 // WithDynamic overlays that znode's map onto the static Config, as a pure
 // function.
 //
+// Kafka's own broker config names are here too (kafkabroker_names.go): which
+// names Kafka 3.9's brokers know and which they take dynamically, cluster-wide
+// or per broker. CheckKafkaBrokerConfigs applies Kafka's rules for dynamic
+// broker configs with Kafka's messages, for kzadmind's alter APIs and the
+// kzadmin CLI alike.
+//
 // The package keeps no mutable state of its own and never touches viper's
 // global instance.
 package config

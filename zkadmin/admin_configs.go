@@ -35,17 +35,24 @@ type ConfigAlterResult struct {
 }
 
 // AlterConfigs is AdminZkClient.changeTopicConfig / changeBrokerConfig: it
-// validates the complete new set of overrides, then writes the entity znode
-// and its version 2 change notification in one multi. The entity write
-// expects the version read, so two concurrent alterations both land (the
-// second is re-planned on the first's result) instead of the last one
-// silently winning, as in Kafka. Like kafka-configs --zookeeper, it does
-// not check /controller (reference §3.11).
+// checks what a broker change adds as kafka-configs --zookeeper does
+// (checkBrokerAdditions), validates the complete new set of overrides,
+// then writes the entity znode and its version 2 change notification in
+// one multi. The entity write expects the version read, so two concurrent
+// alterations both land (the second is re-planned on the first's result)
+// instead of the last one silently winning, as in Kafka. Like
+// kafka-configs --zookeeper, it does not check /controller (reference
+// §3.11).
 func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*ConfigAlterResult, error) {
 	resource := req.EntityType + " " + req.EntityName
 	read, err := a.entityRead(req)
 	if err != nil {
 		return nil, err
+	}
+	if req.EntityType == znodes.EntityBrokers {
+		if err := checkBrokerAdditions(req); err != nil {
+			return nil, err
+		}
 	}
 	out := &ConfigAlterResult{}
 	plan := func(ctx context.Context, c *Cluster) ([]Op, error) {
@@ -191,42 +198,108 @@ func validateEntityConfig(entityType, name string, cfg map[string]string) error 
 	return ValidateBrokerConfig(name, cfg)
 }
 
-// ValidateBrokerConfig checks dynamic broker overrides for /config/brokers/
-// <name>. kzadmin's own dynamic keys (max.partitions, ...) must be valid
-// and are cluster-wide, so only <default> takes them; broker log configs
-// (log.retention.ms, ...) are checked against their topic config's type
-// and validator; password configs are refused, because brokers store them
-// encrypted with a secret kzadmin does not have. Other keys pass, as Kafka
-// has many dynamic broker configs kzadmin does not model.
+// ValidateBrokerConfig checks a complete set of dynamic broker overrides
+// for /config/brokers/<name>: the values Kafka checks (checkBrokerValues),
+// then kzadmin's own rules (checkKzadminBrokerRules). Which names Kafka
+// takes dynamically is CheckBrokerConfigChange's business: it concerns
+// what a change sets, as a Kafka broker ignores the rest.
 func ValidateBrokerConfig(name string, cfg map[string]string) error {
 	resource := znodes.EntityBrokers + " " + name
-	keys := make([]string, 0, len(cfg))
-	for k := range cfg {
-		keys = append(keys, k)
+	if err := checkBrokerValues(resource, cfg); err != nil {
+		return err
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		switch {
-		case strings.TrimSpace(k) == "":
-			return adminErr(KindInvalidConfig, resource, "Config names must not be empty")
-		case isPasswordConfig(k):
-			return adminErr(KindInvalidConfig, resource, "%s is a password config: Kafka brokers store it encrypted "+
-				"with password.encoder.secret, which kzadmin does not have; set it through a broker "+
-				"(kafka-configs --bootstrap-server)", k)
-		case config.IsDynamic(k) && name != znodes.DefaultEntityName:
-			return adminErr(KindInvalidConfig, resource, "%s is cluster-wide: set it with --entity-default "+
-				"(/config/brokers/<default>)", k)
+	return checkKzadminBrokerRules(resource, name, cfg)
+}
+
+// CheckBrokerConfigChange is what a Kafka broker checks of a change to
+// /config/brokers/<name> before it authorizes it (ConfigAdminManager.
+// preprocess, DynamicBrokerConfig.validateConfigs): cfg holds the
+// entity's configs after the change, names them in the order the change
+// gives them. Kafka's rules come first (config.CheckKafkaBrokerConfigs:
+// configs it does not take dynamically, SSL configs without a listener
+// prefix, the values, per-broker configs at the default), then kzadmin's.
+// Every refusal is KindInvalidConfig with Kafka's message.
+func CheckBrokerConfigChange(name string, names []string, cfg map[string]string) error {
+	resource := znodes.EntityBrokers + " " + name
+	perBroker := name != znodes.DefaultEntityName
+	err := config.CheckKafkaBrokerConfigs(names, perBroker, func() error { return checkBrokerValues(resource, cfg) })
+	var ae *AdminError
+	switch {
+	case errors.As(err, &ae):
+		return err
+	case err != nil:
+		return adminErr(KindInvalidConfig, resource, "%s", err.Error())
+	}
+	return checkKzadminBrokerRules(resource, name, cfg)
+}
+
+// checkBrokerAdditions is kafka-configs --zookeeper's check of the configs
+// a change adds to a broker entity (ConfigCommand.preProcessBrokerConfigs):
+// Kafka's rules for dynamic broker configs, then the password configs,
+// which kafka-configs encrypts with a password.encoder.secret given on
+// its command line. kzadmin has no password encoder, so it refuses them.
+func checkBrokerAdditions(req ConfigAlteration) error {
+	names := make([]string, 0, len(req.Set))
+	for k := range req.Set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if err := CheckBrokerConfigChange(req.EntityName, names, req.Set); err != nil {
+		return err
+	}
+	for _, k := range names {
+		if config.IsKafkaPasswordConfig(k) {
+			return adminErr(KindInvalidConfig, znodes.EntityBrokers+" "+req.EntityName, "%s is a password config: "+
+				"Kafka brokers store it encrypted with password.encoder.secret, which kzadmin does not have; "+
+				"set it through a broker (kafka-configs --bootstrap-server)", k)
 		}
-		if d, ok := brokerSynonym(k); ok {
+	}
+	return nil
+}
+
+// checkBrokerValues checks the values of the broker configs kzadmin knows
+// the type of, the broker synonyms of topic configs (log.retention.ms,
+// ...), as Kafka checks a listener-prefixed config's value as its base
+// config's, in name order.
+func checkBrokerValues(resource string, cfg map[string]string) error {
+	for _, k := range sortedKeys(cfg) {
+		if d, ok := brokerSynonym(config.KafkaBaseConfigName(k)); ok {
 			if msg := d.Validate(cfg[k]); msg != "" {
 				return adminErr(KindInvalidConfig, resource, "%s", msg)
 			}
+		}
+	}
+	return nil
+}
+
+// checkKzadminBrokerRules are kzadmin's own rules for broker overrides:
+// names are not empty, kzadmin's own dynamic keys (max.partitions, ...)
+// are valid and cluster-wide, so only <default> takes them, and kzadmin's
+// static keys are refused (config.ValidateDynamic). Other keys pass, as
+// Kafka brokers read many dynamic configs kzadmin does not model.
+func checkKzadminBrokerRules(resource, name string, cfg map[string]string) error {
+	for _, k := range sortedKeys(cfg) {
+		switch {
+		case strings.TrimSpace(k) == "":
+			return adminErr(KindInvalidConfig, resource, "Config names must not be empty")
+		case config.IsDynamic(k) && name != znodes.DefaultEntityName:
+			return adminErr(KindInvalidConfig, resource, "%s is cluster-wide: set it with --entity-default "+
+				"(/config/brokers/<default>)", k)
 		}
 	}
 	if err := config.ValidateDynamic(cfg); err != nil {
 		return adminErr(KindInvalidConfig, resource, "%v", err)
 	}
 	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // brokerSynonym returns the topic config whose broker-wide default key is k.
@@ -238,14 +311,4 @@ func brokerSynonym(k string) (TopicConfigDef, bool) {
 		}
 	}
 	return TopicConfigDef{}, false
-}
-
-func isPasswordConfig(k string) bool {
-	for _, suffix := range []string{".password", "sasl.jaas.config", "ssl.keystore.key",
-		"ssl.keystore.certificate.chain", "ssl.truststore.certificates"} {
-		if strings.HasSuffix(k, suffix) {
-			return true
-		}
-	}
-	return false
 }

@@ -145,7 +145,17 @@ func TestAlterTopicConfigWithNotification(t *testing.T) {
 		{ConfigAlteration{EntityType: "brokers", EntityName: "one"}, KindInvalidRequest, "valid integer broker id"},
 		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"max.partitions": "-3"}}, KindInvalidConfig, "max.partitions"},
 		{ConfigAlteration{EntityType: "brokers", EntityName: "1", Set: map[string]string{"max.partitions": "10"}}, KindInvalidConfig, "cluster-wide"},
-		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"ssl.key.password": "x"}}, KindInvalidConfig, "password config"},
+		{ConfigAlteration{EntityType: "brokers", EntityName: "1", Set: map[string]string{"listener.name.x.ssl.key.password": "x"}}, KindInvalidConfig, "password config"},
+		// kafka-configs --zookeeper refuses what a broker does not take
+		// dynamically (DynamicBrokerConfig.validateConfigs).
+		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"ssl.key.password": "x"}}, KindInvalidConfig,
+			"These security configs can be dynamically updated only per-listener using the listener prefix: HashSet(ssl.key.password)"},
+		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"log.retention.hours": "1", "max.partitions": "5"}},
+			KindInvalidConfig, "Cannot update these configs dynamically: Set(log.retention.hours)"},
+		{ConfigAlteration{EntityType: "brokers", EntityName: "1", Set: map[string]string{"broker.id": "1", "zookeeper.connect": "x"}},
+			KindInvalidConfig, "Cannot update these configs dynamically: Set(zookeeper.connect, broker.id)"},
+		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"listeners": "PLAINTEXT://:9092"}},
+			KindInvalidConfig, "Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"},
 		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"log.retention.ms": "x"}}, KindInvalidConfig, "Invalid value x for configuration log.retention.ms"},
 	}
 	for _, tc := range cases {

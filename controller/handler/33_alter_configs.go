@@ -9,9 +9,10 @@ package handler
 //   - Before authorization: a config named twice, or any null value, is
 //     INVALID_REQUEST ("Error due to duplicate config keys", "Null value
 //     not supported for : k1, k2"); a BROKER resource must be "" or this
-//     node's id; a type other than TOPIC, BROKER and CLIENT_METRICS
-//     (BROKER_LOGGER included) is INVALID_REQUEST "Unknown resource type
-//     N" on its own.
+//     node's id, and its configs must be ones a Kafka broker takes
+//     dynamically at that level, with valid values (configs_broker.go);
+//     a type other than TOPIC, BROKER and CLIENT_METRICS (BROKER_LOGGER
+//     included) is INVALID_REQUEST "Unknown resource type N" on its own.
 //   - ALTER_CONFIGS on the topic, or the cluster for BROKER; a denial
 //     answers TOPIC_/CLUSTER_AUTHORIZATION_FAILED with no message.
 //   - TOPIC: "" is INVALID_REQUEST "Default topic resources are not
@@ -23,7 +24,8 @@ package handler
 //   - The given set replaces all overrides. Admin validates the complete
 //     new set and writes it with a change notification; its refusal is
 //     INVALID_CONFIG for a topic and INVALID_REQUEST for a broker (see
-//     alterError). validateOnly writes nothing.
+//     alterError). A broker's password configs are INVALID_CONFIG unless
+//     validateOnly (configs_broker.go). validateOnly writes nothing.
 //
 // The replacement is computed against the overrides read just before
 // Admin's write; a concurrent change in between can make Admin refuse a
@@ -64,6 +66,9 @@ func (h *Handlers) alterConfigs(ctx context.Context, req *wire.Request, r *kmsg.
 			return e, true
 		}
 		e := h.checkAlterType(res.ResourceType, res.ResourceName)
+		if e.code == 0 && res.ResourceType == kmsg.ConfigResourceTypeBroker {
+			e = h.preprocessBrokerLegacy(res)
+		}
 		return e, e.code != 0
 	}
 	apply := func(i int) apiError { return h.replaceConfigs(ctx, v, r.Resources[i], r.ValidateOnly) }
@@ -90,13 +95,18 @@ func (h *Handlers) replaceConfigs(ctx context.Context, v *View, res kmsg.AlterCo
 	if e.code != 0 {
 		return e
 	}
-	before, _, err := h.admin.ReadEntityConfig(ctx, entityType, entity)
-	if err != nil {
-		return h.errorOf(err)
-	}
 	after := map[string]string{}
 	for _, c := range res.Configs {
 		after[c.Name] = *c.Value // preprocessing refused null values
+	}
+	if res.ResourceType == kmsg.ConfigResourceTypeBroker {
+		if e, final := brokerPasswords(res.ResourceName, entity, after, dryRun); final {
+			return e
+		}
+	}
+	before, _, err := h.admin.ReadEntityConfig(ctx, entityType, entity)
+	if err != nil {
+		return h.errorOf(err)
 	}
 	set, del := diffConfig(before, after)
 	alt := zkadmin.ConfigAlteration{EntityType: entityType, EntityName: entity, Set: set, Delete: del, DryRun: dryRun}

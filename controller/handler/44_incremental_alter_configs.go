@@ -20,9 +20,15 @@ package handler
 //     operation ("Unknown operations type N"), so before authorization;
 //     for a TOPIC resource after the "" check and before the topic's
 //     existence;
+//   - a BROKER resource's configs after the operations are then checked
+//     in preprocessing, as Kafka does: configs Kafka does not take
+//     dynamically (at that level) and bad values are INVALID_REQUEST
+//     (configs_broker.go); a DELETE is never refused;
 //   - SET sets, DELETE removes the override (a no-op when there is none),
 //     APPEND adds the list items not yet there to the current value (the
-//     override, else the default), SUBTRACT removes items.
+//     override, else the default), SUBTRACT removes items. A BROKER
+//     resource's rewrite also drops the stored configs a Kafka broker
+//     ignores (configs_broker.go).
 //
 // Admin applies the sets and deletions onto the overrides it reads at
 // write time and validates the result, so concurrent SETs and DELETEs of
@@ -40,9 +46,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/zkadmin"
-	"github.com/kzadmin/kzadmin/znodes"
 )
 
 func (h *Handlers) incrementalAlterConfigs(ctx context.Context, req *wire.Request,
@@ -83,7 +89,9 @@ func (h *Handlers) preprocessIncremental(ctx context.Context, req *wire.Request,
 	}
 	e := h.checkAlterType(res.ResourceType, res.ResourceName)
 	if e.code == 0 && res.ResourceType == kmsg.ConfigResourceTypeBroker {
-		e = checkBrokerOps(res)
+		if e = checkBrokerOps(res); e.code == 0 {
+			e = h.preprocessBrokerIncremental(ctx, res)
+		}
 	}
 	return e, e.code != 0
 }
@@ -91,10 +99,12 @@ func (h *Handlers) preprocessIncremental(ctx context.Context, req *wire.Request,
 // alterIncrementally applies one authorized resource's operations.
 func (h *Handlers) alterIncrementally(ctx context.Context, v *View, res kmsg.IncrementalAlterConfigsRequestResource,
 	dryRun bool) apiError {
+	if res.ResourceType == kmsg.ConfigResourceTypeBroker {
+		return h.alterBrokerIncrementally(ctx, res, dryRun)
+	}
 	if res.ResourceType == kmsg.ConfigResourceTypeTopic {
 		// Kafka refuses the default topic resource, then applies the
-		// operations to the overrides, then looks for the topic. (A
-		// BROKER resource's were checked in preprocessing.)
+		// operations to the overrides, then looks for the topic.
 		if res.ResourceName == "" {
 			return newAPIError(kerr.InvalidRequest.Code, "Default topic resources are not allowed.")
 		}
@@ -120,8 +130,7 @@ func (h *Handlers) alterIncrementally(ctx context.Context, v *View, res kmsg.Inc
 				alt.Delete = append(alt.Delete, c.Name)
 			}
 		default:
-			alt.Set[c.Name] = editList(listValue(entityType, current, c.Name), *c.Value,
-				c.Op == kmsg.IncrementalAlterConfigOpAppend)
+			alt.Set[c.Name] = editList(listValue(current, c.Name), *c.Value, c.Op == kmsg.IncrementalAlterConfigOpAppend)
 		}
 	}
 	if len(alt.Set) == 0 && len(alt.Delete) == 0 {
@@ -163,27 +172,29 @@ func checkListOps(res kmsg.IncrementalAlterConfigsRequestResource) apiError {
 	return errNone
 }
 
-// isListConfig reports whether a topic config (or the broker synonym of
-// one) is a LIST.
+// isListConfig reports whether a topic config, or a broker config Kafka
+// knows, is a LIST. (Kafka fails on an APPEND or SUBTRACT of a broker
+// config it does not know, an UNKNOWN_SERVER_ERROR; kzadmin says why.)
 func isListConfig(typ kmsg.ConfigResourceType, name string) bool {
+	if typ == kmsg.ConfigResourceTypeBroker {
+		return config.IsKafkaListBrokerConfig(name)
+	}
 	for _, d := range zkadmin.TopicConfigDefs() {
-		if (typ == kmsg.ConfigResourceTypeTopic && d.Name == name) ||
-			(typ == kmsg.ConfigResourceTypeBroker && d.BrokerSynonym == name) {
+		if d.Name == name {
 			return d.Type == zkadmin.TypeList
 		}
 	}
 	return false
 }
 
-// listValue is a list config's current value: the override, else, for a
-// topic config, its default.
-func listValue(entityType string, current map[string]string, name string) string {
+// listValue is a list topic config's current value: the override, else
+// its default.
+func listValue(current map[string]string, name string) string {
 	if v, ok := current[name]; ok {
 		return v
 	}
 	for _, d := range zkadmin.TopicConfigDefs() {
-		if (entityType == znodes.EntityTopics && d.Name == name) ||
-			(entityType == znodes.EntityBrokers && d.BrokerSynonym == name) {
+		if d.Name == name {
 			return d.Default
 		}
 	}

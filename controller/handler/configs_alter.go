@@ -11,7 +11,10 @@ package handler
 //     supported for : k1, k2"; then the type: a BROKER resource other than
 //     the default ("") must name this node ("Node id must be an integer,
 //     but it is: X", "Unexpected broker id, expected N, but received X"),
-//     TOPIC and CLIENT_METRICS go on, and any other type is INVALID_REQUEST
+//     and the configs it would hold must be ones a Kafka broker takes
+//     dynamically at that level, with valid values ("Cannot update these
+//     configs dynamically: Set(k)", ...; configs_broker.go), TOPIC and
+//     CLIENT_METRICS go on, and any other type is INVALID_REQUEST
 //     "Unknown resource type N" on its own (IncrementalAlterConfigs
 //     answers BROKER_LOGGER here, see alterBrokerLogger).
 //  3. ALTER_CONFIGS on the topic, or the cluster for the others; a denial

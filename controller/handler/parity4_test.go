@@ -115,12 +115,9 @@ func TestParity4DescribeNullDefaultSynonyms(t *testing.T) {
 	}
 
 	// Only the fallback in the default znode, as another tool could
-	// write it: Kafka's brokers drop it, the topic config is untouched.
-	if _, err := e.admin.AlterConfigs(e.ctx, zkadmin.ConfigAlteration{EntityType: znodes.EntityBrokers,
-		EntityName: znodes.DefaultEntityName, Set: map[string]string{"log.retention.hours": "1"},
-		Delete: []string{"log.retention.ms", "log.roll.ms", "log.roll.jitter.ms", "log.flush.interval.ms"}}); err != nil {
-		t.Fatal(err)
-	}
+	// write it (kzadmin and Kafka refuse to): Kafka's brokers drop it,
+	// the topic config is untouched.
+	dbWriteRaw(e, znodes.DefaultEntityName, map[string]string{"log.retention.hours": "1"})
 	if got := p4Synonyms(f, "plain", "retention.ms"); got["retention.ms"] != "604800000@5 [] ro=false" {
 		t.Errorf("log.retention.hours alone in the default znode: %v", got)
 	}

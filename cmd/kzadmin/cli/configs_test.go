@@ -54,6 +54,9 @@ func TestConfigsDescribeAndAlter(t *testing.T) {
 	c.want(1, []string{"Invalid value x for configuration segment.ms: Not a number of type LONG"}, "configs", "alter",
 		"--entity-type", "topics", "--entity-name", "c", "--add-config", "segment.ms=x")
 	c.want(1, []string{"Topic 'nope' does not exist."}, "configs", "alter", "--entity-type", "topics", "--entity-name", "nope", "--add-config", "segment.ms=1")
+	// As kafka-configs --zookeeper: what a broker does not take dynamically.
+	c.want(1, []string{"Cannot update these configs dynamically: Set(log.retention.hours)"}, "configs", "alter",
+		"--entity-type", "brokers", "--entity-default", "--add-config", "log.retention.hours=1,max.partitions=9")
 	c.want(1, []string{"Topic 'nope' does not exist."}, "configs", "describe", "--entity-type", "topics", "--entity-name", "nope")
 	c.want(2, []string{"--entity-type must be topics, brokers or users"}, "configs", "describe", "--entity-type", "groups")
 	c.want(2, []string{"--entity-default applies to brokers and users only"}, "configs", "describe", "--entity-type", "topics", "--entity-default")

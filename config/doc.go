@@ -29,7 +29,9 @@
 //
 // Kafka's own broker config names are here too (kafkabroker_names.go): which
 // names Kafka 3.9's brokers know and which they take dynamically, cluster-wide
-// or per broker. CheckKafkaBrokerConfigs applies Kafka's rules for dynamic
+// or per broker, and the type and validator of each dynamic one
+// (kafkabroker_types.go), which kafkavalues.go applies as Kafka's ConfigDef
+// parses a value. CheckKafkaBrokerConfigs applies Kafka's rules for dynamic
 // broker configs with Kafka's messages, for kzadmind's alter APIs and the
 // kzadmin CLI alike.
 //

@@ -100,15 +100,17 @@ func kafkaPerBrokerOnly(name string) bool {
 }
 
 // CheckKafkaBrokerConfigs makes the checks of Kafka's
-// DynamicBrokerConfig.validateConfigs on the configs one change of a
-// broker entity sets, named in the order the change gives them (the order
-// decides how Kafka's message lists them), at a broker's entity
-// (perBroker) or at the cluster-wide default. In Kafka's order: known
-// configs that are not dynamic ("Cannot update these configs
-// dynamically"), SSL configs without a listener prefix, then checkValues
-// (where Kafka checks the values' types), then, at the default, configs
-// only a broker takes. The error carries Kafka's message.
-func CheckKafkaBrokerConfigs(names []string, perBroker bool, checkValues func() error) error {
+// DynamicBrokerConfig.validateConfigs on the configs (values) one change
+// of a broker entity would leave it with, named in the order the change
+// gives them (the order decides how Kafka's message lists them), at a
+// broker's entity (perBroker) or at the cluster-wide default. In Kafka's
+// order: known configs that are not dynamic ("Cannot update these
+// configs dynamically"), SSL configs without a listener prefix, then the
+// values (validateConfigTypes: each listener-prefixed config checked as
+// its base config, with the types and validators of
+// kafkabroker_types.go), then, at the default, configs only a broker
+// takes. The error carries Kafka's message.
+func CheckKafkaBrokerConfigs(names []string, values map[string]string, perBroker bool) error {
 	order := brokerPropsOrder(names)
 	if bad := filterNames(order, kafkaNonDynamic); len(bad) > 0 {
 		return errors.New("Cannot update these configs dynamically: " + scalaSetString(bad))
@@ -119,10 +121,8 @@ func CheckKafkaBrokerConfigs(names []string, perBroker bool, checkValues func() 
 		return errors.New("These security configs can be dynamically updated only per-listener using the listener prefix: " +
 			scalaMutableHashSetString(bad))
 	}
-	if checkValues != nil {
-		if err := checkValues(); err != nil {
-			return err
-		}
+	if err := parseKafkaBrokerValues(kafkaBaseValues(names, values)); err != nil {
+		return err
 	}
 	if perBroker {
 		return nil
@@ -137,18 +137,19 @@ func CheckKafkaBrokerConfigs(names []string, perBroker bool, checkValues func() 
 	return nil
 }
 
-// KafkaDroppedBrokerConfigs returns the names in a broker entity's
-// stored configs that a Kafka broker ignores, and drops when
+// KafkaDroppedBrokerConfigs returns the names of a broker entity's
+// stored configs (values) that a Kafka broker ignores, and drops when
 // IncrementalAlterConfigs rewrites the entity
-// (DynamicBrokerConfig.fromPersistentProps): known configs that are not
-// dynamic, SSL configs without a listener prefix, at the default the
-// configs only a broker takes, and password configs, which a broker
-// without password.encoder.secret (kzadmind has none) cannot decode.
-// Values of the wrong type are dropped too; that check is the caller's.
-func KafkaDroppedBrokerConfigs(names []string, perBroker bool) []string {
+// (DynamicBrokerConfig.fromPersistentProps): values its types and
+// validators refuse, known configs that are not dynamic, SSL configs
+// without a listener prefix, at the default the configs only a broker
+// takes, and password configs, which a broker without
+// password.encoder.secret (kzadmind has none) cannot decode.
+func KafkaDroppedBrokerConfigs(names []string, values map[string]string, perBroker bool) []string {
+	badValue := kafkaBadValues(names, values)
 	return filterNames(names, func(n string) bool {
-		return kafkaNonDynamic(n) || kafkaBrokerSets().security[n] || (!perBroker && kafkaPerBrokerOnly(n)) ||
-			IsKafkaPasswordConfig(n)
+		return badValue[n] || kafkaNonDynamic(n) || kafkaBrokerSets().security[n] ||
+			(!perBroker && kafkaPerBrokerOnly(n)) || IsKafkaPasswordConfig(n)
 	})
 }
 

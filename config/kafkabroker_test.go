@@ -1,7 +1,6 @@
 package config
 
 import (
-	"errors"
 	"reflect"
 	"slices"
 	"strings"
@@ -70,44 +69,64 @@ func TestKafkaBrokerConfigTables(t *testing.T) {
 // value check between the SSL check and the default-level one; custom
 // names and kzadmin's own dynamic keys pass.
 func TestCheckKafkaBrokerConfigs(t *testing.T) {
-	valuesErr := func() error { return errValues }
+	const badValue = "Invalid value abc for configuration log.cleaner.threads: Not a number of type INT"
 	for _, tc := range []struct {
 		keys      string
 		perBroker bool
-		values    func() error
+		bad       bool // log.cleaner.threads=abc, or under the listener prefix
 		want      string
 	}{
-		{"max.partitions max.broker.partitions custom.thing log.retention.ms", false, nil, ""},
-		{"auto.leader.rebalance.enable leader.imbalance.per.broker.percentage", false, nil, ""},
-		{"log.retention.hours ssl.key.password listeners", false, valuesErr, "Cannot update these configs dynamically"},
-		{"ssl.key.password listeners", false, valuesErr, "These security configs"},
-		{"listener.name.x.ssl.key.password listeners", false, valuesErr, "values"},
-		{"listener.name.x.ssl.key.password listeners", false, nil, "Cannot update these configs at default cluster level"},
-		{"listener.name.x.ssl.key.password listeners", true, nil, ""},
-		{"listener.name.x.max.connections listener.name.x.num.network.threads", false, nil, ""},
-		{"listener.name.x.foo", false, nil, "Cannot update these configs at default cluster level"},
+		{"max.partitions max.broker.partitions custom.thing log.retention.ms", false, false, ""},
+		{"auto.leader.rebalance.enable leader.imbalance.per.broker.percentage", false, false, ""},
+		{"log.retention.hours ssl.key.password listeners log.cleaner.threads", false, true, "Cannot update these configs dynamically"},
+		{"ssl.key.password listeners log.cleaner.threads", false, true, "These security configs"},
+		{"listener.name.x.ssl.key.password listeners log.cleaner.threads", false, true, badValue},
+		{"listener.name.x.ssl.key.password listeners listener.name.x.log.cleaner.threads", true, true, badValue},
+		{"listener.name.x.ssl.key.password listeners", false, false, "Cannot update these configs at default cluster level"},
+		{"listener.name.x.ssl.key.password listeners", true, false, ""},
+		{"listener.name.x.max.connections listener.name.x.num.network.threads", false, false, ""},
+		{"listener.name.x.foo", false, false, "Cannot update these configs at default cluster level"},
 	} {
-		err := CheckKafkaBrokerConfigs(strings.Fields(tc.keys), tc.perBroker, tc.values)
+		names := strings.Fields(tc.keys)
+		values := map[string]string{}
+		for _, n := range names {
+			values[n] = "1"
+			if tc.bad && strings.HasSuffix(n, "log.cleaner.threads") {
+				values[n] = "abc"
+			}
+		}
+		err := CheckKafkaBrokerConfigs(names, values, tc.perBroker)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.HasPrefix(err.Error(), tc.want)) {
 			t.Errorf("%s (perBroker=%v): %v, want %q", tc.keys, tc.perBroker, err, tc.want)
 		}
 	}
 }
 
-var errValues = errors.New("values")
-
+// KafkaDroppedBrokerConfigs drops what a broker ignores by name, and the
+// values it refuses (each one checked on its own, a listener-prefixed
+// one as its base config).
 func TestKafkaDroppedBrokerConfigs(t *testing.T) {
 	keys := []string{"log.retention.hours", "log.retention.ms", "ssl.keystore.type", "listener.name.x.ssl.keystore.type",
 		"listeners", "listener.name.x.max.connections", "my.ssl.key.password", "max.partitions",
 		"auto.leader.rebalance.enable", "custom"}
+	values := map[string]string{}
+	for _, k := range keys {
+		values[k] = "1"
+	}
 	want := []string{"log.retention.hours", "ssl.keystore.type", "listener.name.x.ssl.keystore.type", "listeners",
 		"my.ssl.key.password"}
-	if got := KafkaDroppedBrokerConfigs(keys, false); !reflect.DeepEqual(got, want) {
+	if got := KafkaDroppedBrokerConfigs(keys, values, false); !reflect.DeepEqual(got, want) {
 		t.Errorf("default:\n got %q\nwant %q", got, want)
 	}
 	want = []string{"log.retention.hours", "ssl.keystore.type", "my.ssl.key.password"}
-	if got := KafkaDroppedBrokerConfigs(keys, true); !reflect.DeepEqual(got, want) {
+	if got := KafkaDroppedBrokerConfigs(keys, values, true); !reflect.DeepEqual(got, want) {
 		t.Errorf("per broker:\n got %q\nwant %q", got, want)
+	}
+	values["log.retention.ms"], values["listener.name.x.max.connections"], values["custom"] = "abc", "-1", "abc"
+	want = []string{"log.retention.hours", "log.retention.ms", "ssl.keystore.type", "listener.name.x.max.connections",
+		"my.ssl.key.password"}
+	if got := KafkaDroppedBrokerConfigs(keys, values, true); !reflect.DeepEqual(got, want) {
+		t.Errorf("bad values:\n got %q\nwant %q", got, want)
 	}
 }
 

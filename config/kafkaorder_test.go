@@ -77,7 +77,7 @@ func TestKafkaBrokerConfigMessagesMatchKafka(t *testing.T) {
 				"listener.name.l0.ssl.truststore.location, sasl.mechanism.inter.broker.protocol)"},
 		{true, "listener.name.a.ssl.keystore.location sasl.enabled.mechanisms custom", ""},
 	} {
-		err := CheckKafkaBrokerConfigs(strings.Fields(tc.keys), tc.perBroker, nil)
+		err := CheckKafkaBrokerConfigs(strings.Fields(tc.keys), nil, tc.perBroker)
 		got := ""
 		if err != nil {
 			got = err.Error()

@@ -199,10 +199,11 @@ func validateEntityConfig(entityType, name string, cfg map[string]string) error 
 }
 
 // ValidateBrokerConfig checks a complete set of dynamic broker overrides
-// for /config/brokers/<name>: the values Kafka checks (checkBrokerValues),
-// then kzadmin's own rules (checkKzadminBrokerRules). Which names Kafka
-// takes dynamically is CheckBrokerConfigChange's business: it concerns
-// what a change sets, as a Kafka broker ignores the rest.
+// for /config/brokers/<name>: the values, as Kafka's AdminZkClient checks
+// what it writes (checkBrokerValues), then kzadmin's own rules
+// (checkKzadminBrokerRules). Which names Kafka takes dynamically is
+// CheckBrokerConfigChange's business: it concerns what a change sets, as
+// a Kafka broker ignores the rest.
 func ValidateBrokerConfig(name string, cfg map[string]string) error {
 	resource := znodes.EntityBrokers + " " + name
 	if err := checkBrokerValues(resource, cfg); err != nil {
@@ -221,13 +222,7 @@ func ValidateBrokerConfig(name string, cfg map[string]string) error {
 // Every refusal is KindInvalidConfig with Kafka's message.
 func CheckBrokerConfigChange(name string, names []string, cfg map[string]string) error {
 	resource := znodes.EntityBrokers + " " + name
-	perBroker := name != znodes.DefaultEntityName
-	err := config.CheckKafkaBrokerConfigs(names, perBroker, func() error { return checkBrokerValues(resource, cfg) })
-	var ae *AdminError
-	switch {
-	case errors.As(err, &ae):
-		return err
-	case err != nil:
+	if err := config.CheckKafkaBrokerConfigs(names, cfg, name != znodes.DefaultEntityName); err != nil {
 		return adminErr(KindInvalidConfig, resource, "%s", err.Error())
 	}
 	return checkKzadminBrokerRules(resource, name, cfg)
@@ -257,17 +252,14 @@ func checkBrokerAdditions(req ConfigAlteration) error {
 	return nil
 }
 
-// checkBrokerValues checks the values of the broker configs kzadmin knows
-// the type of, the broker synonyms of topic configs (log.retention.ms,
-// ...), as Kafka checks a listener-prefixed config's value as its base
-// config's, in name order.
+// checkBrokerValues checks the values of a broker entity's complete
+// configs with the types and validators of Kafka's dynamic broker configs
+// (AdminZkClient.validateBrokerConfig), names as they are: a
+// listener-prefixed config's value was checked, as its base config's,
+// when the change set it.
 func checkBrokerValues(resource string, cfg map[string]string) error {
-	for _, k := range sortedKeys(cfg) {
-		if d, ok := brokerSynonym(config.KafkaBaseConfigName(k)); ok {
-			if msg := d.Validate(cfg[k]); msg != "" {
-				return adminErr(KindInvalidConfig, resource, "%s", msg)
-			}
-		}
+	if err := config.ValidateKafkaBrokerValues(cfg); err != nil {
+		return adminErr(KindInvalidConfig, resource, "%s", err.Error())
 	}
 	return nil
 }
@@ -300,15 +292,4 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// brokerSynonym returns the topic config whose broker-wide default key is k.
-func brokerSynonym(k string) (TopicConfigDef, bool) {
-	for _, d := range TopicConfigDefs() {
-		if d.BrokerSynonym == k {
-			d.Name = k
-			return d, true
-		}
-	}
-	return TopicConfigDef{}, false
 }

@@ -157,6 +157,13 @@ func TestAlterTopicConfigWithNotification(t *testing.T) {
 		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"listeners": "PLAINTEXT://:9092"}},
 			KindInvalidConfig, "Cannot update these configs at default cluster level, broker id must be specified: Set(listeners)"},
 		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"log.retention.ms": "x"}}, KindInvalidConfig, "Invalid value x for configuration log.retention.ms"},
+		// Every dynamic config's value is checked with its Kafka type and
+		// validator (DynamicConfig.Broker), a listener-prefixed one as its
+		// base config.
+		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"log.cleaner.threads": "abc"}}, KindInvalidConfig,
+			"Invalid value abc for configuration log.cleaner.threads: Not a number of type INT"},
+		{ConfigAlteration{EntityType: "brokers", EntityName: "1", Set: map[string]string{"listener.name.x.max.connections": "-1"}}, KindInvalidConfig,
+			"Invalid value -1 for configuration max.connections: Value must be at least 0"},
 	}
 	for _, tc := range cases {
 		before := e.snapshot()
@@ -191,6 +198,39 @@ func TestAlterBrokerDefaultConfig(t *testing.T) {
 	}
 	if _, err := e.admin.AlterConfigs(e.ctx, ConfigAlteration{EntityType: "brokers", EntityName: "2",
 		Set: map[string]string{"log.cleaner.threads": "2"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Values Kafka's brokers take, which the topic configs' validators
+	// refuse.
+	if _, err := e.admin.AlterConfigs(e.ctx, ConfigAlteration{EntityType: "brokers", EntityName: "<default>",
+		Set: map[string]string{"log.flush.interval.ms": "-1", "log.retention.ms": "-5"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestAlterBrokerConfigChecksStoredValues: as Kafka's AdminZkClient, the
+// complete set written is checked, so a bad value stored by another tool
+// refuses a change until it is deleted; a stored listener-prefixed value
+// is not checked (to that check it is a custom config).
+func TestAlterBrokerConfigChecksStoredValues(t *testing.T) {
+	e := newAdminEnv(t, []string{""}, nil)
+	for path, data := range map[string]string{
+		"/config/brokers/<default>": `{"version":1,"config":{"log.cleaner.threads":"abc"}}`,
+		"/config/brokers/1":         `{"version":1,"config":{"listener.name.x.max.connections":"abc"}}`,
+	} {
+		if _, err := e.zk.Create(e.ctx, path, []byte(data), Persistent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := e.admin.AlterConfigs(e.ctx, ConfigAlteration{EntityType: "brokers", EntityName: "<default>",
+		Set: map[string]string{"max.partitions": "5"}})
+	wantKind(t, err, KindInvalidConfig, "Invalid value abc for configuration log.cleaner.threads: Not a number of type INT")
+	if _, err := e.admin.AlterConfigs(e.ctx, ConfigAlteration{EntityType: "brokers", EntityName: "<default>",
+		Set: map[string]string{"max.partitions": "5"}, Delete: []string{"log.cleaner.threads"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.admin.AlterConfigs(e.ctx, ConfigAlteration{EntityType: "brokers", EntityName: "1",
+		Set: map[string]string{"num.io.threads": "4"}}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -140,7 +140,7 @@ func gzipLevel(v string) string {
 	if n == -1 || (n >= 1 && n <= 9) {
 		return ""
 	}
-	return "Value must be between 1 and 9, or equal to -1"
+	return "Value must be between 1 and 9 or equal to -1"
 }
 
 var throttledRE = regexp.MustCompile(`^[0-9]+:[0-9]+$`)

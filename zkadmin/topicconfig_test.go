@@ -32,7 +32,7 @@ func TestTopicConfigValues(t *testing.T) {
 		{"segment.bytes", "3000000000", "Not a number of type INT"},
 		{"min.cleanable.dirty.ratio", "1.5", "Value must be no more than 1"},
 		{"min.cleanable.dirty.ratio", "0.25", ""},
-		{"compression.gzip.level", "0", "between 1 and 9, or equal to -1"},
+		{"compression.gzip.level", "0", "between 1 and 9 or equal to -1"},
 		{"compression.gzip.level", "-1", ""},
 		{"compression.zstd.level", "-131073", "at least -131072"},
 		{"message.timestamp.type", "LogAppendTime", ""},

@@ -13,21 +13,22 @@ package handler
 //     Set(log.retention.hours)"; an SSL config without a listener prefix;
 //     a bad value; at the default (""), a config only a broker takes,
 //     "Cannot update these configs at default cluster level, broker id
-//     must be specified: Set(listeners)". kzadmin's own rules follow.
-//     Every refusal is INVALID_REQUEST with the message, names listed as
-//     Kafka lists them. A DELETE is never refused: it removes the config,
-//     and Kafka checks what remains.
+//     must be specified: Set(listeners)". A value is checked with the type
+//     and validator Kafka's ConfigDef gives the config (a listener-prefixed
+//     one as its base config), "Invalid value abc for configuration
+//     log.cleaner.threads: Not a number of type INT". kzadmin's own rules
+//     follow. Every refusal is INVALID_REQUEST with the message, names
+//     listed as Kafka lists them. A DELETE is never refused: it removes
+//     the config, and Kafka checks what remains.
 //   - After authorization, a password config (a name ending in
 //     ssl.keystore.password, sasl.jaas.config, ...) is INVALID_CONFIG:
 //     Kafka stores it encrypted with password.encoder.secret, which
 //     kzadmind, like a broker without one, does not have. validate_only
 //     stops before that, so it succeeds.
 //   - IncrementalAlterConfigs drops from the entity the stored configs a
-//     Kafka broker ignores by name (config.KafkaDroppedBrokerConfigs), as
-//     Kafka's rewrite of the entity does. Kafka also drops stored values
-//     of the wrong type; kzadmin keeps them, and its value checks, which
-//     are not exactly the broker's, refuse the change as long as one is
-//     there.
+//     Kafka broker ignores (config.KafkaDroppedBrokerConfigs: by name, or
+//     for a value its type or validator refuses), as Kafka's rewrite of
+//     the entity does.
 
 import (
 	"context"
@@ -110,7 +111,7 @@ func applyBrokerOps(entity string, current map[string]string,
 		stored = append(stored, k)
 	}
 	sort.Strings(stored)
-	dropped := config.KafkaDroppedBrokerConfigs(stored, entity != znodes.DefaultEntityName)
+	dropped := config.KafkaDroppedBrokerConfigs(stored, current, entity != znodes.DefaultEntityName)
 	for _, k := range stored {
 		if !slices.Contains(dropped, k) {
 			bc.after[k] = current[k]

@@ -73,16 +73,25 @@ func (h *Handlers) preprocessBrokerLegacy(res kmsg.AlterConfigsRequestResource) 
 // IncrementalAlterConfigs would hold after its operations, which Kafka
 // computes from the stored configs before it authorizes anything.
 func (h *Handlers) preprocessBrokerIncremental(ctx context.Context, res kmsg.IncrementalAlterConfigsRequestResource) apiError {
-	entity, e := h.alterBrokerEntity(res.ResourceName)
+	_, bc, e := h.brokerOpsOnStored(ctx, res)
 	if e.code != 0 {
 		return e
 	}
+	return h.checkBrokerConfigs(res.ResourceName, bc.names, bc.after)
+}
+
+// brokerOpsOnStored applies a BROKER resource's operations to the configs
+// of its entity as stored now, and returns the entity and the change.
+func (h *Handlers) brokerOpsOnStored(ctx context.Context, res kmsg.IncrementalAlterConfigsRequestResource) (string, brokerChange, apiError) {
+	entity, e := h.alterBrokerEntity(res.ResourceName)
+	if e.code != 0 {
+		return "", brokerChange{}, e
+	}
 	current, _, err := h.admin.ReadEntityConfig(ctx, znodes.EntityBrokers, entity)
 	if err != nil {
-		return h.errorOf(err)
+		return "", brokerChange{}, h.errorOf(err)
 	}
-	bc := applyBrokerOps(entity, current, res.Configs)
-	return h.checkBrokerConfigs(res.ResourceName, bc.names, bc.after)
+	return entity, applyBrokerOps(entity, current, res.Configs), errNone
 }
 
 // brokerChange is a BROKER resource's operations applied to its stored
@@ -165,15 +174,10 @@ func brokerNames(stored []string, after map[string]string, ops []kmsg.Incrementa
 // alterBrokerIncrementally writes an authorized BROKER resource's
 // operations, computed again on the configs stored now.
 func (h *Handlers) alterBrokerIncrementally(ctx context.Context, res kmsg.IncrementalAlterConfigsRequestResource, dryRun bool) apiError {
-	entity, e := h.alterBrokerEntity(res.ResourceName)
+	entity, bc, e := h.brokerOpsOnStored(ctx, res)
 	if e.code != 0 {
 		return e
 	}
-	current, _, err := h.admin.ReadEntityConfig(ctx, znodes.EntityBrokers, entity)
-	if err != nil {
-		return h.errorOf(err)
-	}
-	bc := applyBrokerOps(entity, current, res.Configs)
 	if e, final := brokerPasswords(res.ResourceName, entity, bc.after, dryRun); final {
 		return e
 	}

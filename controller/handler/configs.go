@@ -147,21 +147,28 @@ func createTopicsConfigs(entries []configEntry) []kmsg.CreateTopicsResponseTopic
 	return out
 }
 
-// brokerEntity resolves a BROKER resource name to its config entity, as
-// Kafka's broker does for itself: "" is the cluster-wide default, this
-// node's id is its own entity, and any other name is refused (clients
-// send a broker's resource to that broker).
+// brokerEntity resolves a BROKER resource name of DescribeConfigs to its
+// config entity, as Kafka's broker does for itself: "" is the
+// cluster-wide default, this node's id is its own entity, and any other
+// name is refused (clients send a broker's resource to that broker).
 func (h *Handlers) brokerEntity(name string) (string, apiError) {
+	return h.resolveBrokerEntity(name, "Broker id must be an integer, but it is: %s",
+		"Unexpected broker id, expected %d or empty string, but received %s")
+}
+
+// resolveBrokerEntity is brokerEntity with the refusals' wording given:
+// Kafka words them differently in DescribeConfigs and in the alter APIs.
+// notNumber takes the name, otherNode this node's id and the name.
+func (h *Handlers) resolveBrokerEntity(name, notNumber, otherNode string) (string, apiError) {
 	if name == "" {
 		return znodes.DefaultEntityName, errNone
 	}
 	id, err := strconv.ParseInt(name, 10, 32)
 	if err != nil {
-		return "", newAPIError(kerr.InvalidRequest.Code, "Broker id must be an integer, but it is: "+name)
+		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(notNumber, name))
 	}
 	if int32(id) != h.cfg.NodeID {
-		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(
-			"Unexpected broker id, expected %d or empty string, but received %s", h.cfg.NodeID, name))
+		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(otherNode, h.cfg.NodeID, name))
 	}
 	// The entity is the id as Kafka parses it: "03000" and "+3000" name
 	// /config/brokers/3000.

@@ -39,7 +39,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/controller/wire"
-	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // alterTarget names one resource of an alter request.
@@ -122,18 +121,8 @@ func (h *Handlers) checkAlterType(typ kmsg.ConfigResourceType, name string) apiE
 // alter APIs' wording: Kafka's ConfigAdminManager says "Node id" for a
 // name that is not a number and offers no empty string for another id.
 func (h *Handlers) alterBrokerEntity(name string) (string, apiError) {
-	if name == "" {
-		return znodes.DefaultEntityName, errNone
-	}
-	id, err := strconv.ParseInt(name, 10, 32)
-	if err != nil {
-		return "", newAPIError(kerr.InvalidRequest.Code, "Node id must be an integer, but it is: "+name)
-	}
-	if int32(id) != h.cfg.NodeID {
-		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(
-			"Unexpected broker id, expected %d, but received %s", h.cfg.NodeID, name))
-	}
-	return strconv.Itoa(int(id)), errNone
+	return h.resolveBrokerEntity(name, "Node id must be an integer, but it is: %s",
+		"Unexpected broker id, expected %d, but received %s")
 }
 
 // alterBrokerLogger answers a BROKER_LOGGER resource of

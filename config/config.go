@@ -83,6 +83,11 @@ type Config struct {
 	// created without one. At most 32767, the wire's int16.
 	DefaultReplicationFactor int32
 
+	// InternalTopics are the counts and configs Metadata's auto-creation
+	// gives Kafka's internal topics, from the broker keys Kafka's own
+	// auto-creation reads (offsets.topic.*, transaction.state.log.*).
+	InternalTopics InternalTopics
+
 	// MaxBrokerPartitions (max.broker.partitions) caps the replicas one
 	// broker may host. Unlimited by default. Dynamic.
 	MaxBrokerPartitions int32
@@ -207,13 +212,18 @@ func Default() Config {
 			SessionTimeout:      18000 * time.Millisecond,
 			MaxInFlightRequests: 10,
 		},
-		Listeners:                          []Listener{{Name: "PLAINTEXT", Port: 9092}},
-		ListenerSecurityProtocolMap:        DefaultSecurityProtocolMap(),
-		InterBrokerProtocolVersion:         IBPLatest,
-		DeleteTopicEnable:                  true,
-		AutoCreateTopicsEnable:             true,
-		NumPartitions:                      1,
-		DefaultReplicationFactor:           1,
+		Listeners:                   []Listener{{Name: "PLAINTEXT", Port: 9092}},
+		ListenerSecurityProtocolMap: DefaultSecurityProtocolMap(),
+		InterBrokerProtocolVersion:  IBPLatest,
+		DeleteTopicEnable:           true,
+		AutoCreateTopicsEnable:      true,
+		NumPartitions:               1,
+		DefaultReplicationFactor:    1,
+		InternalTopics: InternalTopics{
+			OffsetsPartitions: 50, OffsetsReplicationFactor: 3, OffsetsSegmentBytes: 100 << 20,
+			TransactionPartitions: 50, TransactionReplicationFactor: 3, TransactionMinISR: 2,
+			TransactionSegmentBytes: 100 << 20,
+		},
 		MaxBrokerPartitions:                Unlimited,
 		MaxPartitions:                      Unlimited,
 		PartitionLimitsErrorCode:           ErrCodePolicyViolation,
@@ -260,4 +270,18 @@ func (c Config) EffectiveInterBrokerListenerName() string {
 		return string(ProtocolPlaintext)
 	}
 	return c.InterBrokerListenerName
+}
+
+// InternalTopics is what a Kafka broker's auto-creation gives the
+// internal topics (Kafka 3.9's defaults in Default).
+type InternalTopics struct {
+	// OffsetsPartitions, OffsetsReplicationFactor and OffsetsSegmentBytes
+	// are offsets.topic.num.partitions, offsets.topic.replication.factor
+	// and offsets.topic.segment.bytes, for __consumer_offsets.
+	OffsetsPartitions, OffsetsReplicationFactor, OffsetsSegmentBytes int32
+	// TransactionPartitions, TransactionReplicationFactor,
+	// TransactionMinISR and TransactionSegmentBytes are
+	// transaction.state.log.num.partitions, .replication.factor, .min.isr
+	// and .segment.bytes, for __transaction_state.
+	TransactionPartitions, TransactionReplicationFactor, TransactionMinISR, TransactionSegmentBytes int32
 }

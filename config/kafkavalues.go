@@ -178,6 +178,10 @@ func parseJavaDouble(s string) (float64, bool) {
 	return f, err == nil
 }
 
+// FormatJavaDouble prints f as Java's Double.toString does, which is how
+// Kafka shows a DOUBLE config's parsed value (javaDoubleString).
+func FormatJavaDouble(f float64) string { return javaDoubleString(f) }
+
 // javaDoubleString is Double.toString: plain from 10^-3 up to 10^7,
 // computerized scientific notation ("1.0E10") outside, always with a
 // fractional digit. Go prints the shortest digits that read back the

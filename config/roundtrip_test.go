@@ -27,13 +27,17 @@ func nonDefault() Config {
 		},
 		ListenerSecurityProtocolMap: map[string]SecurityProtocol{
 			"CLIENT": ProtocolPlaintext, "REPL": ProtocolPlaintext, "CTRL": ProtocolPlaintext},
-		InterBrokerListenerName:            "REPL",
-		ControlPlaneListenerName:           "CTRL",
-		InterBrokerProtocolVersion:         IBP2_8_IV1,
-		DeleteTopicEnable:                  false,
-		AutoCreateTopicsEnable:             false,
-		NumPartitions:                      6,
-		DefaultReplicationFactor:           3,
+		InterBrokerListenerName:    "REPL",
+		ControlPlaneListenerName:   "CTRL",
+		InterBrokerProtocolVersion: IBP2_8_IV1,
+		DeleteTopicEnable:          false,
+		AutoCreateTopicsEnable:     false,
+		NumPartitions:              6,
+		DefaultReplicationFactor:   3,
+		InternalTopics: InternalTopics{
+			OffsetsPartitions: 3, OffsetsReplicationFactor: 1, OffsetsSegmentBytes: 1 << 20,
+			TransactionPartitions: 4, TransactionReplicationFactor: 2, TransactionMinISR: 1, TransactionSegmentBytes: 2 << 20,
+		},
 		MaxBrokerPartitions:                4000,
 		MaxPartitions:                      200000,
 		PartitionLimitsErrorCode:           ErrCodeSeedPartitionLimits,
@@ -185,15 +189,15 @@ func TestLoadKafkaServerProperties(t *testing.T) {
 	wantUnknown := []string{
 		"broker.id", "group.initial.rebalance.delay.ms", "log.dirs", "log.retention.check.interval.ms",
 		"log.retention.hours", "num.io.threads", "num.network.threads", "num.recovery.threads.per.data.dir",
-		"offsets.topic.replication.factor", "socket.receive.buffer.bytes", "socket.request.max.bytes",
-		"socket.send.buffer.bytes", "transaction.state.log.min.isr", "transaction.state.log.replication.factor",
+		"socket.receive.buffer.bytes", "socket.request.max.bytes", "socket.send.buffer.bytes",
 	}
 	if !reflect.DeepEqual(l.UnknownKeys, wantUnknown) {
 		t.Errorf("unknown keys:\n got %q\nwant %q", l.UnknownKeys, wantUnknown)
 	}
 	c := l.Config
 	if c.ZooKeeper.Connect.String() != "localhost:2181" || c.ZooKeeper.ConnectionTimeout != 18*time.Second ||
-		c.NumPartitions != 1 || c.NodeID != 3000 {
+		c.NumPartitions != 1 || c.NodeID != 3000 || c.InternalTopics.OffsetsReplicationFactor != 1 ||
+		c.InternalTopics.TransactionReplicationFactor != 1 || c.InternalTopics.TransactionMinISR != 1 {
 		t.Errorf("config = %+v", c)
 	}
 	if l.Sources["zookeeper.connection.timeout.ms"] != SourceFile || l.Sources["node.id"] != SourceEnv {

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kzadmin/kzadmin/config"
 )
 
 // ValidValues describes the values d accepts, as kafka-configs --help
@@ -29,10 +31,53 @@ func fmtBound(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 // the validator) and returns Kafka's message, "Invalid value x for
 // configuration y: reason", or "".
 func (d TopicConfigDef) Validate(v string) string {
-	if reason := d.reason(v); reason != "" {
-		return fmt.Sprintf("Invalid value %s for configuration %s: %s", v, d.Name, reason)
+	reason := d.reason(v)
+	if reason == "" {
+		return ""
 	}
-	return ""
+	shown := v
+	if d.Type == TypeList && d.check != nil && d.check(v) == reason {
+		// The throttled-replica lists, the only list configs with a check
+		// of their own: Kafka's validator gets the parsed list, which the
+		// message prints as Java does ("[a, b]"), and starts its reason
+		// with the config's name.
+		shown = "[" + strings.Join(splitList(v), ", ") + "]"
+		reason = d.Name + " " + reason
+	}
+	return fmt.Sprintf("Invalid value %s for configuration %s: %s", shown, d.Name, reason)
+}
+
+// Canonical is a valid value as Kafka's DescribeConfigs and CreateTopics
+// show it: parsed and printed again (ConfigDef.convertToString), so
+// " 1000 " and "+1000" show as "1000", "TRUE" as "true", the double "1"
+// as "1.0", and a list without the blanks around its commas. ZooKeeper
+// keeps the value as given. A value that does not parse is returned as
+// given.
+func (d TopicConfigDef) Canonical(v string) string {
+	t := strings.TrimSpace(v)
+	switch d.Type {
+	case TypeBoolean:
+		if strings.EqualFold(t, "true") || strings.EqualFold(t, "false") {
+			return strings.ToLower(t)
+		}
+	case TypeInt, TypeLong:
+		bits := 64
+		if d.Type == TypeInt {
+			bits = 32
+		}
+		if n, err := strconv.ParseInt(t, 10, bits); err == nil {
+			return strconv.FormatInt(n, 10)
+		}
+	case TypeDouble:
+		if f, err := strconv.ParseFloat(t, 64); err == nil {
+			return config.FormatJavaDouble(f)
+		}
+	case TypeList:
+		return strings.Join(splitList(v), ",")
+	case TypeString:
+		return t
+	}
+	return v
 }
 
 func (d TopicConfigDef) reason(v string) string {

@@ -42,6 +42,9 @@ func TestTopicConfigValues(t *testing.T) {
 		{"leader.replication.throttled.replicas", "*", ""},
 		{"leader.replication.throttled.replicas", "0:1,1:2", ""},
 		{"leader.replication.throttled.replicas", "0-1", "must be the literal '*'"},
+		// Kafka prints the parsed list and repeats the name.
+		{"follower.replication.throttled.replicas", "0:1, x", "Invalid value [0:1, x] for configuration " +
+			"follower.replication.throttled.replicas: follower.replication.throttled.replicas must be the literal '*'"},
 		{"message.format.version", "2.8", ""},
 		{"message.format.version", "3.0-IV1", ""},
 		{"message.format.version", "banana", "Unknown metadata.version"},
@@ -72,5 +75,31 @@ func TestTopicConfigCrossChecks(t *testing.T) {
 	d, _ := LookupTopicConfig("min.cleanable.dirty.ratio")
 	if d.ValidValues() != "[0,...,1]" {
 		t.Errorf("valid values %q", d.ValidValues())
+	}
+}
+
+// TestTopicConfigCanonical: values as Kafka's DescribeConfigs prints them
+// once parsed (ConfigDef.convertToString).
+func TestTopicConfigCanonical(t *testing.T) {
+	for _, tc := range []struct{ name, value, want string }{
+		{"retention.ms", " 1000 ", "1000"},
+		{"retention.ms", "+1000", "1000"},
+		{"retention.ms", "-1", "-1"},
+		{"segment.bytes", "010", "10"},
+		{"unclean.leader.election.enable", "TRUE", "true"},
+		{"cleanup.policy", " compact , delete ", "compact,delete"},
+		{"cleanup.policy", "", ""},
+		{"min.cleanable.dirty.ratio", "1", "1.0"},
+		{"min.cleanable.dirty.ratio", "0.25", "0.25"},
+		{"compression.type", " zstd ", "zstd"},
+		{"retention.ms", "soon", "soon"}, // not a number: as given
+	} {
+		d, ok := LookupTopicConfig(tc.name)
+		if !ok {
+			t.Fatalf("no %s", tc.name)
+		}
+		if got := d.Canonical(tc.value); got != tc.want {
+			t.Errorf("%s=%q: %q, want %q", tc.name, tc.value, got, tc.want)
+		}
 	}
 }

@@ -55,10 +55,12 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -236,7 +238,7 @@ func (h *Handlers) missingTopic(ctx context.Context, req *wire.Request, r *kmsg.
 // LEADER_NOT_AVAILABLE when it was created or already exists (clients
 // retry until it has leaders), else the creation's error.
 func (h *Handlers) autoCreate(ctx context.Context, name string) int16 {
-	_, err := h.admin.CreateTopic(ctx, autoCreateRequest(name))
+	_, err := h.admin.CreateTopic(ctx, autoCreateRequest(name, h.cfg.InternalTopics))
 	if err == nil || errors.Is(err, zkadmin.ErrTopicExists) || errors.Is(err, zkadmin.ErrMarkedForDeletion) {
 		return kerr.LeaderNotAvailable.Code
 	}
@@ -249,18 +251,21 @@ func (h *Handlers) autoCreate(ctx context.Context, name string) int16 {
 
 // autoCreateRequest uses the broker defaults, except for the internal
 // topics, which get the settings Kafka's brokers give them
-// (offsets.topic.* and transaction.state.log.* at their defaults).
-func autoCreateRequest(name string) zkadmin.CreateTopicRequest {
+// (kzadmind's offsets.topic.* and transaction.state.log.* keys, with
+// Kafka's defaults).
+func autoCreateRequest(name string, it config.InternalTopics) zkadmin.CreateTopicRequest {
 	req := zkadmin.CreateTopicRequest{Topic: name, Partitions: -1, ReplicationFactor: -1}
+	itoa := func(n int32) string { return strconv.Itoa(int(n)) }
 	switch name {
 	case znodes.GroupMetadataTopic:
-		req.Partitions, req.ReplicationFactor = 50, 3
+		req.Partitions, req.ReplicationFactor = it.OffsetsPartitions, int16(it.OffsetsReplicationFactor)
 		req.Config = map[string]string{"cleanup.policy": "compact", "compression.type": "producer",
-			"segment.bytes": "104857600"}
+			"segment.bytes": itoa(it.OffsetsSegmentBytes)}
 	case znodes.TransactionStateTopic:
-		req.Partitions, req.ReplicationFactor = 50, 3
+		req.Partitions, req.ReplicationFactor = it.TransactionPartitions, int16(it.TransactionReplicationFactor)
 		req.Config = map[string]string{"cleanup.policy": "compact", "compression.type": "uncompressed",
-			"min.insync.replicas": "2", "segment.bytes": "104857600", "unclean.leader.election.enable": "false"}
+			"min.insync.replicas": itoa(it.TransactionMinISR), "segment.bytes": itoa(it.TransactionSegmentBytes),
+			"unclean.leader.election.enable": "false"}
 	}
 	return req
 }

@@ -40,19 +40,21 @@ type configEntry struct {
 // (DEFAULT_CONFIG). The synonyms run in that precedence order (see
 // brokerSynonyms). Per-broker and static broker configs live on the
 // brokers, which kzadmin cannot see, so they are never reported. No topic
-// config is sensitive.
+// config is sensitive. The value, and the topic's own synonym, are shown
+// as Kafka prints the parsed value (TopicConfigDef.Canonical: "+1000" is
+// "1000"); the broker synonyms as stored, as Kafka shows them.
 func topicConfigEntries(overrides, brokerDefaults map[string]string) []configEntry {
 	defs := zkadmin.TopicConfigDefs()
 	out := make([]configEntry, 0, len(defs))
 	for _, d := range defs {
 		e := configEntry{name: d.Name, typ: configType(d.Type)}
 		if v, ok := overrides[d.Name]; ok {
-			e.synonyms = append(e.synonyms, synonym(d.Name, v, sourceTopic))
+			e.synonyms = append(e.synonyms, synonym(d.Name, d.Canonical(v), sourceTopic))
 		}
 		e.synonyms = append(e.synonyms, brokerSynonyms(d, brokerDefaults)...)
 		e.value, e.source = strp(d.Default), sourceDefault
 		if len(e.synonyms) > 0 {
-			e.value, e.source = e.synonyms[0].Value, int8(e.synonyms[0].Source)
+			e.value, e.source = strp(d.Canonical(*e.synonyms[0].Value)), int8(e.synonyms[0].Source)
 		}
 		out = append(out, e)
 	}

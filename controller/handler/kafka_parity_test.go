@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -67,7 +68,7 @@ func TestParityMetadataCreateDenied(t *testing.T) {
 // TestParityTransactionStateConfigs: Kafka's TransactionStateManager
 // creates its topic uncompressed.
 func TestParityTransactionStateConfigs(t *testing.T) {
-	cfg := autoCreateRequest(znodes.TransactionStateTopic).Config
+	cfg := autoCreateRequest(znodes.TransactionStateTopic, config.Default().InternalTopics).Config
 	if cfg["compression.type"] != "uncompressed" || cfg["cleanup.policy"] != "compact" {
 		t.Fatalf("%s configs %v", znodes.TransactionStateTopic, cfg)
 	}

@@ -49,6 +49,8 @@ func describeClusterCase() testCase {
 		{name: "v1-brokers", req: describeCluster(1, 1, false)},
 		{name: "v1-controllers", req: describeCluster(1, 2, false)},
 		{name: "v1-unknown-endpoint-type", req: describeCluster(1, 9, false)},
+		{name: "v1-authorized-operations", req: describeCluster(1, 1, true)},
+		{name: "v1-controllers-authorized-operations", req: describeCluster(1, 2, true)},
 	}}
 }
 
@@ -65,5 +67,13 @@ func allCases() []testCase {
 		electLeadersCase(),
 		reassignmentsCase(),
 		describeClusterCase(),
+		createTopicsConfigsCase(),
+		createPartitionsMoreCase(),
+		deleteTopicsMoreCase(),
+		metadataMoreCase(),
+		describeConfigsMoreCase(),
+		incrementalAlterMoreCase(),
+		electLeadersMoreCase(),
+		reassignmentsMoreCase(),
 	}
 }

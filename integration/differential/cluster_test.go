@@ -91,6 +91,12 @@ func startDaemon(t *testing.T, ctx context.Context, zkAddr, logPath string) *dae
 	conf.ZooKeeper.Connect = config.ZKConnect{Servers: []string{zkAddr}, Chroot: kzadmindChroot}
 	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1", Port: 0}}
 	conf.HTTPListen = ""
+	// As the brokers' server.properties (integration/kafka), so that
+	// topics created without counts or by Metadata come out alike.
+	conf.AutoCreateTopicsEnable, conf.NumPartitions, conf.DefaultReplicationFactor = true, 1, 1
+	conf.InternalTopics.OffsetsPartitions, conf.InternalTopics.OffsetsReplicationFactor = 3, 1
+	conf.InternalTopics.TransactionPartitions, conf.InternalTopics.TransactionReplicationFactor = 3, 1
+	conf.InternalTopics.TransactionMinISR = 1
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)

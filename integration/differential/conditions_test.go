@@ -2,6 +2,8 @@ package differential
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -13,7 +15,11 @@ import (
 // gets its leaders after the controller sees its znode.
 
 // topicLed accepts a Metadata answer in which topic exists with
-// partitions partitions, each with a leader.
+// partitions partitions (any number when partitions is anyCount), each
+// with a leader.
+// anyCount, as topicLed's count, accepts any number of partitions but 0.
+const anyCount = -1
+
 func topicLed(topic string, partitions int) func(kmsg.Response) error {
 	return func(resp kmsg.Response) error {
 		md, ok := resp.(*kmsg.MetadataResponse)
@@ -27,7 +33,7 @@ func topicLed(topic string, partitions int) func(kmsg.Response) error {
 			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
 				return fmt.Errorf("%s: %w", topic, err)
 			}
-			if len(t.Partitions) != partitions {
+			if len(t.Partitions) == 0 || partitions != anyCount && len(t.Partitions) != partitions {
 				return fmt.Errorf("%s: %d partitions, want %d", topic, len(t.Partitions), partitions)
 			}
 			for _, p := range t.Partitions {
@@ -101,4 +107,88 @@ func fmtPtr(s *string) string {
 		return "null"
 	}
 	return fmt.Sprintf("%q", *s)
+}
+
+// allLed accepts a Metadata answer in which every topic named in counts
+// has that many partitions, each with a leader.
+func allLed(counts map[string]int) func(kmsg.Response) error {
+	return func(resp kmsg.Response) error {
+		for _, topic := range slices.Sorted(maps.Keys(counts)) {
+			if err := topicLed(topic, counts[topic])(resp); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// noReassignments accepts a ListPartitionReassignments answer without
+// errors that lists no partition: every reassignment has completed.
+func noReassignments(resp kmsg.Response) error {
+	lr, ok := resp.(*kmsg.ListPartitionReassignmentsResponse)
+	if !ok {
+		return fmt.Errorf("%T is no ListPartitionReassignments answer", resp)
+	}
+	if err := kerr.ErrorForCode(lr.ErrorCode); err != nil {
+		return err
+	}
+	for _, t := range lr.Topics {
+		for _, p := range t.Partitions {
+			return fmt.Errorf("%s-%d still moving to %v", t.Topic, p.Partition, p.Replicas)
+		}
+	}
+	return nil
+}
+
+// partitionsAre accepts a Metadata answer in which topic's partitions
+// have the given replicas, in order, all in the ISR, and a leader.
+func partitionsAre(topic string, replicas map[int32][]int32) func(kmsg.Response) error {
+	return eachPartition(topic, func(p kmsg.MetadataResponseTopicPartition) error {
+		want, ok := replicas[p.Partition]
+		switch {
+		case !ok:
+			return nil
+		case !slices.Equal(p.Replicas, want):
+			return fmt.Errorf("replicas %v, want %v", p.Replicas, want)
+		case len(p.ISR) != len(want):
+			return fmt.Errorf("ISR %v, want all of %v", p.ISR, want)
+		case p.Leader < 0:
+			return fmt.Errorf("no leader")
+		}
+		return nil
+	})
+}
+
+// leadersAre accepts a Metadata answer in which topic's partitions have
+// the given leaders.
+func leadersAre(topic string, leaders map[int32]int32) func(kmsg.Response) error {
+	return eachPartition(topic, func(p kmsg.MetadataResponseTopicPartition) error {
+		if want, ok := leaders[p.Partition]; ok && p.Leader != want {
+			return fmt.Errorf("leader %d, want %d", p.Leader, want)
+		}
+		return nil
+	})
+}
+
+// eachPartition accepts a Metadata answer that lists topic and whose
+// partitions check accepts.
+func eachPartition(topic string, check func(kmsg.MetadataResponseTopicPartition) error) func(kmsg.Response) error {
+	return func(resp kmsg.Response) error {
+		md, ok := resp.(*kmsg.MetadataResponse)
+		if !ok {
+			return fmt.Errorf("%T is no Metadata answer", resp)
+		}
+		for _, t := range md.Topics {
+			if t.Topic == nil || *t.Topic != topic {
+				continue
+			}
+			for _, p := range t.Partitions {
+				if err := check(p); err != nil {
+					return fmt.Errorf("%s-%d: %w", topic, p.Partition, err)
+				}
+			}
+			return nil
+		}
+		return fmt.Errorf("%s not in the answer", topic)
+	}
 }

@@ -17,10 +17,12 @@
 // same order against each: a case is a name and an ordered list of steps,
 // each one request at a pinned version, sent over a raw connection
 // (internal/kafkaconn) so that no client negotiates the version away.
-// Later steps build on earlier ones (create, then describe); a few wait,
-// by re-sending until a condition holds, for what a broker does
-// asynchronously (applying a dynamic config, electing an auto-created
-// topic's leader).
+// Later steps build on earlier ones (create, then describe), and may
+// name topics by the ids the run's earlier answers gave them (CreateTopics
+// v7, Metadata v10+); some wait, by re-sending until a condition holds,
+// for what the brokers or the controller do asynchronously (applying a
+// dynamic config, electing an auto-created topic's leader, finishing a
+// reassignment, forgetting a deleted topic).
 //
 // Before comparing, each answer is normalized (normalize.go): throttle
 // times are zeroed; topic ids become a placeholder that keeps zero apart

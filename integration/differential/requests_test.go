@@ -83,6 +83,10 @@ func nullCfg(name string) kmsg.CreateTopicsRequestTopicConfig {
 
 // metadata asks for the named topics.
 func metadata(v int16, allowAuto bool, topics ...string) build {
+	return fixed(metadataRequest(v, allowAuto, topics))
+}
+
+func metadataRequest(v int16, allowAuto bool, topics []string) *kmsg.MetadataRequest {
 	r := kmsg.NewPtrMetadataRequest()
 	r.Version, r.AllowAutoTopicCreation = v, allowAuto
 	r.Topics = []kmsg.MetadataRequestTopic{}
@@ -91,7 +95,7 @@ func metadata(v int16, allowAuto bool, topics ...string) build {
 		t.Topic = kmsg.StringPtr(name)
 		r.Topics = append(r.Topics, t)
 	}
-	return fixed(r)
+	return r
 }
 
 // metadataAll asks for every topic: a null list (an empty one at v0).
@@ -346,4 +350,90 @@ func opNull(o kmsg.IncrementalAlterConfigOp, name string) kmsg.IncrementalAlterC
 	c := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
 	c.Name, c.Op = name, o
 	return c
+}
+
+// --- Metadata and DeleteTopics entries by name or id ---
+
+// metadataTopics asks for the given entries, built by byName, byID and
+// byNameAndID.
+func metadataTopics(v int16, entries ...func(*env) kmsg.MetadataRequestTopic) build {
+	return func(e *env) kmsg.Request {
+		r := metadataRequest(v, false, nil)
+		for _, entry := range entries {
+			r.Topics = append(r.Topics, entry(e))
+		}
+		return r
+	}
+}
+
+func byName(name string) func(*env) kmsg.MetadataRequestTopic {
+	return metadataEntry(name, true, false)
+}
+
+// byID names the topic by the id this run gave it (unknownID when none).
+func byID(name string) func(*env) kmsg.MetadataRequestTopic { return metadataEntry(name, false, true) }
+
+func byNameAndID(name string) func(*env) kmsg.MetadataRequestTopic {
+	return metadataEntry(name, true, true)
+}
+
+func metadataEntry(name string, withName, withID bool) func(*env) kmsg.MetadataRequestTopic {
+	return func(e *env) kmsg.MetadataRequestTopic {
+		t := kmsg.NewMetadataRequestTopic()
+		if withName {
+			t.Topic = kmsg.StringPtr(name)
+		}
+		if withID {
+			t.TopicID = e.id(name)
+		}
+		return t
+	}
+}
+
+// metadataOps asks for the named topics with the authorized-operations
+// flags (the cluster's is sent at v8-v10 only).
+func metadataOps(v int16, topicOps, clusterOps bool, topics ...string) build {
+	r := metadataRequest(v, false, topics)
+	r.IncludeTopicAuthorizedOperations, r.IncludeClusterAuthorizedOperations = topicOps, clusterOps
+	return fixed(r)
+}
+
+// metadataOpsByID asks (v12) for topics by id, with their authorized
+// operations.
+func metadataOpsByID(v int16, names ...string) build {
+	return func(e *env) kmsg.Request {
+		r := metadataByID(v, names...)(e).(*kmsg.MetadataRequest)
+		r.IncludeTopicAuthorizedOperations = true
+		return r
+	}
+}
+
+// deleteTopicsEntries deletes (v6) the given entries, built by delByName
+// and delByID.
+func deleteTopicsEntries(v int16, timeout int32, entries ...func(*env) kmsg.DeleteTopicsRequestTopic) build {
+	return func(e *env) kmsg.Request {
+		r := kmsg.NewPtrDeleteTopicsRequest()
+		r.Version, r.TimeoutMillis = v, timeout
+		for _, entry := range entries {
+			r.Topics = append(r.Topics, entry(e))
+		}
+		return r
+	}
+}
+
+func delByName(name string) func(*env) kmsg.DeleteTopicsRequestTopic {
+	return func(*env) kmsg.DeleteTopicsRequestTopic {
+		t := kmsg.NewDeleteTopicsRequestTopic()
+		t.Topic = kmsg.StringPtr(name)
+		return t
+	}
+}
+
+// delByID names the topic by the id this run gave it (unknownID when none).
+func delByID(name string) func(*env) kmsg.DeleteTopicsRequestTopic {
+	return func(e *env) kmsg.DeleteTopicsRequestTopic {
+		t := kmsg.NewDeleteTopicsRequestTopic()
+		t.TopicID = e.id(name)
+		return t
+	}
 }

@@ -18,10 +18,10 @@ import (
 // an unknown topic is UNKNOWN_TOPIC_OR_PARTITION, one led by its
 // preferred replica needs no election, others are elected (the preferred
 // replica, or the desired leader) and, with publish, shown in the views.
+// fakeDesiredElector wraps it as a DesiredElector too.
 type fakeElector struct {
 	views   *Views
 	publish bool
-	desire  bool // also a DesiredElector
 
 	mu       sync.Mutex
 	requests []*kmsg.ElectLeadersRequest

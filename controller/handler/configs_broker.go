@@ -105,6 +105,9 @@ type brokerChange struct {
 	// deleted by an operation or ignored by Kafka.
 	set map[string]string
 	del []string
+	// dropped are the stored configs removed because a Kafka broker
+	// ignores them (not reset by an operation), for the log.
+	dropped []string
 }
 
 // applyBrokerOps applies IncrementalAlterConfigs operations (already
@@ -148,6 +151,7 @@ func applyBrokerOps(entity string, current map[string]string,
 	for _, k := range dropped {
 		if _, reset := bc.set[k]; !reset {
 			bc.del = append(bc.del, k)
+			bc.dropped = append(bc.dropped, k)
 		}
 	}
 	bc.names = brokerNames(stored, bc.after, ops)
@@ -188,6 +192,11 @@ func (h *Handlers) alterBrokerIncrementally(ctx context.Context, res kmsg.Increm
 		DryRun: dryRun}
 	if _, err := h.admin.AlterConfigs(ctx, alt); err != nil {
 		return alterError(res.ResourceType, res.ResourceName, h.errorOf(err))
+	}
+	if len(bc.dropped) > 0 && !dryRun {
+		// Kafka's rewrite drops them silently; say which went.
+		h.log.Warn().Str("entity", znodes.EntityBrokers+"/"+entity).Strs("configs", bc.dropped).
+			Msg("removed stored broker configs that Kafka's brokers ignore (not dynamic, or a value their types refuse)")
 	}
 	return errNone
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -212,5 +213,34 @@ func TestDynBrokerPasswords(t *testing.T) {
 		if zk := e.zkConfig(znodes.EntityBrokers, entity); len(zk) != 0 {
 			t.Errorf("broker %s in ZooKeeper: %v", entity, zk)
 		}
+	}
+}
+
+// TestDynBrokerApplyOpsReportsDropped: the stored configs a Kafka broker
+// ignores leave the entity with the rewrite and are reported (for the
+// log), unless an operation sets them again; an explicit DELETE of a
+// kept config is a deletion, not a drop.
+func TestDynBrokerApplyOpsReportsDropped(t *testing.T) {
+	set := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+	set.Op, set.Name, set.Value = kmsg.IncrementalAlterConfigOpSet, "log.roll.hours", kmsg.StringPtr("1")
+	del := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+	del.Op, del.Name = kmsg.IncrementalAlterConfigOpDelete, "max.partitions"
+	stored := map[string]string{
+		"log.retention.hours":    "1",   // not dynamic in Kafka: dropped
+		"log.roll.hours":         "2",   // not dynamic, but set again by the request
+		"log.cleaner.threads":    "abc", // a value Kafka's type refuses: dropped
+		"log.cleaner.backoff.ms": "100", // kept
+		"max.partitions":         "10",  // kzadmin's own key, deleted
+	}
+	bc := applyBrokerOps("<default>", stored, []kmsg.IncrementalAlterConfigsRequestResourceConfig{set, del})
+	if want := []string{"log.cleaner.threads", "log.retention.hours"}; !slices.Equal(bc.dropped, want) {
+		t.Errorf("dropped %v, want %v", bc.dropped, want)
+	}
+	slices.Sort(bc.del)
+	if want := []string{"log.cleaner.threads", "log.retention.hours", "max.partitions"}; !slices.Equal(bc.del, want) {
+		t.Errorf("deleted %v, want %v", bc.del, want)
+	}
+	if _, kept := bc.after["log.cleaner.backoff.ms"]; !kept || bc.set["log.roll.hours"] != "1" {
+		t.Errorf("after %v, set %v", bc.after, bc.set)
 	}
 }

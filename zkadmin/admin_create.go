@@ -2,6 +2,7 @@ package zkadmin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -67,13 +68,10 @@ func (a *Admin) CreateTopic(ctx context.Context, req CreateTopicRequest) (*Creat
 	return out[0].Result, nil
 }
 
-// checkCreateRequest makes the checks that need no read: the name, and the
-// shape of the request.
+// checkCreateRequest makes the checks of the request's shape, which need
+// no read and come before all the others.
 func checkCreateRequest(req CreateTopicRequest) error {
 	name := req.Topic
-	if err := znodes.ValidateTopicName(name); err != nil {
-		return adminErr(KindInvalidTopic, name, "%v", err)
-	}
 	if name == znodes.ClusterMetadataTopic {
 		return adminErr(KindInvalidRequest, name, "Creation of internal topic %s is prohibited.", name)
 	}
@@ -81,7 +79,55 @@ func checkCreateRequest(req CreateTopicRequest) error {
 		return adminErr(KindInvalidRequest, name, "Both numPartitions or replicationFactor and replicasAssignments "+
 			"were set. Both cannot be used at the same time.")
 	}
-	return ValidateTopicConfig(name, req.Config)
+	return nil
+}
+
+// planNewTopic checks a topic and places it, in Kafka's order (its
+// createTopics, then AdminZkClient.validateTopicCreate): the placement of
+// partition and replica counts, the name, its state in the cluster and
+// its collisions, an explicit assignment, the configs. The partition
+// limits, which Kafka does not have, come last, so that a topic refused
+// for them is one that would otherwise have been created. plannedNames and
+// planned are as validateNewTopic takes them.
+func (a *Admin) planNewTopic(c *Cluster, req CreateTopicRequest, limits placement.Limits, plannedNames []string,
+	planned map[string]bool) ([][]int32, error) {
+	name := req.Topic
+	var asg [][]int32
+	var overLimit error
+	if req.Assignment == nil {
+		var err error
+		asg, err = a.placeCounts(c, req, limits)
+		if errors.Is(err, ErrPartitionLimit) {
+			overLimit = err
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	if err := znodes.ValidateTopicName(name); err != nil {
+		return nil, adminErr(KindInvalidTopic, name, "%v", err)
+	}
+	if err := validateNewTopic(c, name, plannedNames, planned); err != nil {
+		return nil, err
+	}
+	if req.Assignment != nil {
+		if err := validateAssignment(c, name, req.Assignment, 0, 0); err != nil {
+			return nil, err
+		}
+		asg = req.Assignment
+	}
+	if err := ValidateTopicConfig(name, req.Config); err != nil {
+		return nil, err
+	}
+	if overLimit != nil {
+		return nil, overLimit
+	}
+	if req.Assignment != nil {
+		doing := fmt.Sprintf("creating topic '%s' with %d partitions", name, len(req.Assignment))
+		if err := limits.CheckNewPartitions(req.Assignment); err != nil {
+			return nil, fromPlacement(name, doing, err)
+		}
+	}
+	return asg, nil
 }
 
 // validateNewTopic is AdminZkClient.validateTopicCreate's check of the name
@@ -104,21 +150,11 @@ func validateNewTopic(c *Cluster, name string, plannedNames []string, planned ma
 	return nil
 }
 
-// placeNewTopic validates an explicit assignment, or places the partitions,
-// and checks the result against limits (the cluster's counts plus what the
-// batch planned before this topic).
-func (a *Admin) placeNewTopic(c *Cluster, req CreateTopicRequest, limits placement.Limits) ([][]int32, error) {
+// placeCounts places a topic given by partition and replica counts within
+// the limits (the cluster's counts plus what the batch planned before
+// this topic), which the placement steers around where it can.
+func (a *Admin) placeCounts(c *Cluster, req CreateTopicRequest, limits placement.Limits) ([][]int32, error) {
 	name := req.Topic
-	if req.Assignment != nil {
-		if err := validateAssignment(c, name, req.Assignment, 0, 0); err != nil {
-			return nil, err
-		}
-		doing := fmt.Sprintf("creating topic '%s' with %d partitions", name, len(req.Assignment))
-		if err := limits.CheckNewPartitions(req.Assignment); err != nil {
-			return nil, fromPlacement(name, doing, err)
-		}
-		return req.Assignment, nil
-	}
 	partitions, rf := int(req.Partitions), int(req.ReplicationFactor)
 	if partitions == -1 {
 		partitions = int(c.Config.NumPartitions)

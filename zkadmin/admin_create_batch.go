@@ -270,10 +270,8 @@ func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingT
 	var ok []*pendingTopic
 	for _, p := range pending {
 		name := p.req.Topic
-		err := validateNewTopic(c, name, plannedNames, planned)
-		if err == nil {
-			p.asg, err = a.placeNewTopic(c, p.req, limits)
-		}
+		var err error
+		p.asg, err = a.planNewTopic(c, p.req, limits, plannedNames, planned)
 		if err != nil {
 			out[p.idx] = CreateTopicOutcome{Err: err}
 			continue

@@ -262,3 +262,39 @@ func TestErrorsIsKind(t *testing.T) {
 		t.Fatal("wrapped")
 	}
 }
+
+// TestCreateTopicCheckOrder: a topic that fails several checks gets the
+// error of the first in Kafka's order (the placement of the counts, the
+// name, the cluster's state, the configs), and the partition limits,
+// Kafka's own checks passed, last.
+func TestCreateTopicCheckOrder(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	a := NewAdmin(e.zk, AdminOptions{Config: limitsConfig(0, 4)})
+	mustCreateTopic(t, a, e, "taken", 1)
+	badConfig := map[string]string{"retention.ms": "soon"}
+	cases := []struct {
+		name string
+		req  CreateTopicRequest
+		want ErrorKind
+	}{
+		{"bad name, replication factor over the brokers", CreateTopicRequest{Topic: "bad/name", Partitions: 1, ReplicationFactor: 4},
+			KindInvalidReplicationFactor},
+		{"bad name, bad config", CreateTopicRequest{Topic: "bad/name", Partitions: 1, ReplicationFactor: 1, Config: badConfig},
+			KindInvalidTopic},
+		{"bad name, over the limit", CreateTopicRequest{Topic: "bad/name", Partitions: 9, ReplicationFactor: 1},
+			KindInvalidTopic},
+		{"taken, bad config", CreateTopicRequest{Topic: "taken", Partitions: 1, ReplicationFactor: 1, Config: badConfig},
+			KindTopicExists},
+		{"bad config, over the limit", CreateTopicRequest{Topic: "fresh", Partitions: 9, ReplicationFactor: 1, Config: badConfig},
+			KindInvalidConfig},
+		{"bad assignment, bad config", CreateTopicRequest{Topic: "fresh", Assignment: [][]int32{{1, 1}}, Config: badConfig},
+			KindInvalidReplicaAssignment},
+		{"over the limit", CreateTopicRequest{Topic: "fresh", Partitions: 9, ReplicationFactor: 1}, KindPartitionLimit},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := a.CreateTopic(e.ctx, c.req)
+			wantKind(t, err, c.want)
+		})
+	}
+}

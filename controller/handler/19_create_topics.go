@@ -94,6 +94,9 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 	}
 	validateOnly := r.Version >= 1 && r.ValidateOnly
 	var defaults map[string]string // read once, when the first v5+ success needs it
+	// The configs of a topic without overrides, listed once: with the
+	// same defaults they are the same for each, and kmsg only reads them.
+	var plainConfigs []kmsg.CreateTopicsResponseTopicConfig
 	var created []createdTopic
 	lastOf, counts := lastEntries(r.Topics)
 	todo, reqs := h.prechecked(ctx, req, r, v, resp, lastOf, counts)
@@ -112,7 +115,7 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 			if defaults == nil {
 				defaults = h.readDefaults(ctx)
 			}
-			h.fillCreated(ctx, req, rt, t, res, defaults)
+			h.fillCreated(ctx, req, rt, t, res, defaults, &plainConfigs)
 		}
 		if !validateOnly {
 			rt.TopicID = res.TopicID
@@ -327,13 +330,21 @@ func (h *Handlers) readDefaults(ctx context.Context) map[string]string {
 
 // fillCreated sets the v5+ metadata of a topic created or validated.
 func (h *Handlers) fillCreated(ctx context.Context, req *wire.Request, rt *kmsg.CreateTopicsResponseTopic,
-	t *kmsg.CreateTopicsRequestTopic, res *zkadmin.CreateTopicResult, defaults map[string]string) {
+	t *kmsg.CreateTopicsRequestTopic, res *zkadmin.CreateTopicResult, defaults map[string]string,
+	plainConfigs *[]kmsg.CreateTopicsResponseTopicConfig) {
 	rt.NumPartitions = int32(len(res.Assignment))
 	if len(res.Assignment) > 0 {
 		rt.ReplicationFactor = int16(len(res.Assignment[0]))
 	}
 	if !h.allows(ctx, req, OpDescribeConfigs, TopicResource(t.Topic)) {
 		rt.ConfigErrorCode = kerr.TopicAuthorizationFailed.Code
+		return
+	}
+	if len(t.Configs) == 0 {
+		if *plainConfigs == nil {
+			*plainConfigs = createTopicsConfigs(topicConfigEntries(nil, defaults))
+		}
+		rt.Configs = *plainConfigs
 		return
 	}
 	overrides := make(map[string]string, len(t.Configs))

@@ -22,8 +22,6 @@ var allowlist = map[string]string{
 	// assignment, so later lists have it in kzadmind's run only.
 	"create-topics/v4-assign-and-counts: Topics[ct-a-counts].*": "CreateTopics: when both an assignment and counts are given, the assignment wins (seed 000)",
 	"*: Topics[ct-a-counts]":                                    "CreateTopics: when both an assignment and counts are given, the assignment wins; kzadmind created this topic",
-	"create-topics/v4-bad-name-and-rf: Topics[bad/name].*": "CreateTopics: an entry that fails several checks may get a different one of them than Kafka would " +
-		"(name before placement: INVALID_TOPIC_EXCEPTION here, INVALID_REPLICATION_FACTOR in Kafka)",
 	"create-topics/v4-validate-only-colliding: Topics[ct_vo].*": "CreateTopics: validateOnly topics of one request count against each other (limits, collisions)",
 
 	"create-topics/v4-assign-duplicate-broker: Topics[ct-a-dupbroker].ErrorMessage": "CreateTopics: the checks of an explicit assignment use KRaft's messages, " +

@@ -88,46 +88,45 @@ func checkCreateRequest(req CreateTopicRequest) error {
 // its collisions, an explicit assignment, the configs. The partition
 // limits, which Kafka does not have, come last, so that a topic refused
 // for them is one that would otherwise have been created. plannedNames and
-// planned are as validateNewTopic takes them.
+// planned are as validateNewTopic takes them. anyRead reports a refusal
+// that no state of the cluster would lift (the name, the configs).
 func (a *Admin) planNewTopic(c *Cluster, req CreateTopicRequest, limits placement.Limits, plannedNames []string,
-	planned map[string]bool) ([][]int32, error) {
+	planned map[string]bool) (asg [][]int32, anyRead bool, err error) {
 	name := req.Topic
-	var asg [][]int32
 	var overLimit error
 	if req.Assignment == nil {
-		var err error
 		asg, err = a.placeCounts(c, req, limits)
 		if errors.Is(err, ErrPartitionLimit) {
 			overLimit = err
 		} else if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if err := znodes.ValidateTopicName(name); err != nil {
-		return nil, adminErr(KindInvalidTopic, name, "%v", err)
+		return nil, true, adminErr(KindInvalidTopic, name, "%v", err)
 	}
 	if err := validateNewTopic(c, name, plannedNames, planned); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if req.Assignment != nil {
 		if err := validateAssignment(c, name, req.Assignment, 0, 0); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		asg = req.Assignment
 	}
 	if err := ValidateTopicConfig(name, req.Config); err != nil {
-		return nil, err
+		return nil, true, err
 	}
 	if overLimit != nil {
-		return nil, overLimit
+		return nil, false, overLimit
 	}
 	if req.Assignment != nil {
 		doing := fmt.Sprintf("creating topic '%s' with %d partitions", name, len(req.Assignment))
 		if err := limits.CheckNewPartitions(req.Assignment); err != nil {
-			return nil, fromPlacement(name, doing, err)
+			return nil, false, fromPlacement(name, doing, err)
 		}
 	}
-	return asg, nil
+	return asg, false, nil
 }
 
 // validateNewTopic is AdminZkClient.validateTopicCreate's check of the name

@@ -30,6 +30,10 @@ type pendingTopic struct {
 	ops       []Op   // the config put and the assignment create
 	written   []byte // the assignment znode's data in ops
 	cfgParent bool   // ops create the config znode, which needs /config/topics
+	// refusedAnyRead: the plan refused the topic for a reason no state of
+	// the cluster would lift (its name, its configs), so a refusal on a
+	// pre-read stands.
+	refusedAnyRead bool
 }
 
 // CreateTopics creates many topics as CreateTopic creates one, but with one
@@ -176,10 +180,11 @@ func (a *Admin) readRound(ctx context.Context, pending []*pendingTopic, attempt 
 // that refused a topic: the round is planned again on a fresh read.
 var errPrereadRefused = errors.New("a round planned on a pre-read refused a topic; planning again on a fresh read")
 
-// refusedAny reports whether the plan refused a pending topic.
+// refusedAny reports whether the plan refused a pending topic for a
+// reason a fresher read might lift.
 func refusedAny(pending []*pendingTopic, out []CreateTopicOutcome) bool {
 	for _, p := range pending {
-		if out[p.idx].Err != nil {
+		if out[p.idx].Err != nil && !p.refusedAnyRead {
 			return true
 		}
 	}
@@ -271,7 +276,7 @@ func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingT
 	for _, p := range pending {
 		name := p.req.Topic
 		var err error
-		p.asg, err = a.planNewTopic(c, p.req, limits, plannedNames, planned)
+		p.asg, p.refusedAnyRead, err = a.planNewTopic(c, p.req, limits, plannedNames, planned)
 		if err != nil {
 			out[p.idx] = CreateTopicOutcome{Err: err}
 			continue

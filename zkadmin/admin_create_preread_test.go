@@ -2,6 +2,7 @@ package zkadmin
 
 import (
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -251,5 +252,40 @@ func TestFenceSaw(t *testing.T) {
 		if got := fenceSaw(tc.ops, tc.res, 9); got != tc.want {
 			t.Errorf("%s: fenceSaw = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestPrereadKeepsRefusalsNoReadLifts: a round planned on a pre-read that
+// refuses a topic only for its name or its configs, which no fresher read
+// would change, is not planned again; the rest of the batch goes through
+// in that round.
+func TestPrereadKeepsRefusalsNoReadLifts(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	var mu sync.Mutex
+	var rounds []CreateRoundTiming
+	a := NewAdmin(e.zk, AdminOptions{PrereadCreates: true, OnCreateRound: func(r CreateRoundTiming) {
+		mu.Lock()
+		rounds = append(rounds, r)
+		mu.Unlock()
+	}})
+	a.preread.maxAge = time.Hour
+	mustCreateTopic(t, a, e, "a", 1)
+	if pendingPreread(a) == nil {
+		t.Fatal("no pre-read pending after a create")
+	}
+	out, err := a.CreateTopics(e.ctx, []CreateTopicRequest{
+		{Topic: "b", Partitions: 1, ReplicationFactor: 1},
+		{Topic: "bad/name", Partitions: 1, ReplicationFactor: 1},
+		{Topic: "c", Partitions: 1, ReplicationFactor: 1, Config: map[string]string{"retention.ms": "soon"}},
+	})
+	if err != nil || out[0].Err != nil {
+		t.Fatalf("create: %v, b: %v", err, out[0].Err)
+	}
+	wantKind(t, out[1].Err, KindInvalidTopic)
+	wantKind(t, out[2].Err, KindInvalidConfig)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(rounds) != 2 || !rounds[1].Preread {
+		t.Fatalf("rounds %+v, want the first create's and one on the pre-read", rounds)
 	}
 }

@@ -67,15 +67,18 @@ type Config struct {
 // /controller, and while it holds it, it runs Kafka's controller duties.
 // Every method is safe for concurrent use.
 type Controller struct {
-	cfg      Config
-	conf     config.Config
-	zk       *zkadmin.Client
-	log      zerolog.Logger
-	ibp      config.IBP
-	metrics  *metrics
-	queue    *eventQueue
-	nodeID   int32
-	inFlight int
+	// propagation tracks the brokers' answers to UpdateMetadata
+	// (propagation.go).
+	propagation *propagation
+	cfg         Config
+	conf        config.Config
+	zk          *zkadmin.Client
+	log         zerolog.Logger
+	ibp         config.IBP
+	metrics     *metrics
+	queue       *eventQueue
+	nodeID      int32
+	inFlight    int
 
 	delMetrics *deletionMetrics // topic deletion gauges (deletion_effects.go)
 	elrMetrics *elrMetrics      // KIP-966 metrics (elr_metrics.go)
@@ -160,14 +163,15 @@ func New(cfg Config) (*Controller, error) {
 	}
 	c := &Controller{
 		cfg: cfg, conf: cfg.Conf, zk: cfg.ZK, ibp: ibp, metrics: m,
-		log:        cfg.Logger.With().Str("component", "controller").Int32("node_id", cfg.Conf.NodeID).Logger(),
-		queue:      queue,
-		nodeID:     cfg.Conf.NodeID,
-		inFlight:   cfg.MaxInFlight,
-		activeID:   -1,
-		dirtyTopic: map[string]bool{},
-		delMetrics: dm,
-		elrMetrics: em,
+		log:         cfg.Logger.With().Str("component", "controller").Int32("node_id", cfg.Conf.NodeID).Logger(),
+		queue:       queue,
+		nodeID:      cfg.Conf.NodeID,
+		inFlight:    cfg.MaxInFlight,
+		activeID:    -1,
+		dirtyTopic:  map[string]bool{},
+		delMetrics:  dm,
+		elrMetrics:  em,
+		propagation: newPropagation(),
 	}
 	c.seat.metrics = sm
 	c.status.Store(&Status{ActiveControllerID: -1})

@@ -40,6 +40,16 @@ func (c *Controller) send(ls *leaderState, b *brokerchan.Batch) {
 		c.log.Error().Err(err).Msg("cannot build controller requests; batch dropped")
 		return
 	}
+	ums := 0
+	for _, r := range reqs {
+		if _, ok := r.Msg.(*kmsg.UpdateMetadataRequest); ok {
+			ums++
+		}
+	}
+	var umAnswered func()
+	if ums > 0 {
+		_, umAnswered = c.propagation.send(ums)
+	}
 	for _, r := range reqs {
 		var cb brokerchan.Callback
 		broker := r.Broker
@@ -51,7 +61,9 @@ func (c *Controller) send(ls *leaderState, b *brokerchan.Batch) {
 				}
 			}
 		case *kmsg.UpdateMetadataRequest:
+			answered := umAnswered
 			cb = func(resp kmsg.Response, err error) {
+				defer answered()
 				if um, ok := resp.(*kmsg.UpdateMetadataResponse); ok && err == nil {
 					if err := brokerchan.UpdateMetadataError(um); err != nil {
 						c.log.Warn().Err(err).Int32("broker", broker).Msg("UpdateMetadata refused")
@@ -59,8 +71,13 @@ func (c *Controller) send(ls *leaderState, b *brokerchan.Batch) {
 				}
 			}
 		}
-		if err := ls.chans.Send(r.Broker, r.Msg, cb); err != nil && !errors.Is(err, brokerchan.ErrUnknownBroker) {
-			c.log.Warn().Err(err).Int32("broker", r.Broker).Msg("request dropped")
+		if err := ls.chans.Send(r.Broker, r.Msg, cb); err != nil {
+			if _, ok := r.Msg.(*kmsg.UpdateMetadataRequest); ok {
+				umAnswered() // never sent: nothing to wait for
+			}
+			if !errors.Is(err, brokerchan.ErrUnknownBroker) {
+				c.log.Warn().Err(err).Int32("broker", r.Broker).Msg("request dropped")
+			}
 		}
 	}
 }

@@ -29,6 +29,10 @@ type MetadataView struct {
 	Self BrokerView
 	// Topics maps topic name to its view.
 	Topics TopicViews
+	// MetadataSent is the last UpdateMetadata sent before the view was
+	// made: once the brokers have answered it (Controller.
+	// WaitMetadataAnswered), each of them knows what the view shows.
+	MetadataSent uint64
 }
 
 // BrokerView is one registered broker.
@@ -96,7 +100,7 @@ func (c *Controller) markAllDirty(ls *leaderState) {
 
 // publishView builds the next snapshot, rebuilding only changed topics.
 func (c *Controller) publishView(ls *leaderState) {
-	v := &MetadataView{ControllerID: c.activeID, Self: c.selfView(ls)}
+	v := &MetadataView{ControllerID: c.activeID, Self: c.selfView(ls), MetadataSent: c.propagation.last()}
 	if ls != nil {
 		cc := ls.cc
 		v.Active, v.Epoch = true, ls.epoch

@@ -176,13 +176,43 @@ func (h *Handlers) checkDelete(ctx context.Context, req *wire.Request, v *View, 
 // await waits up to timeoutMs (nothing when <= 0) for a view satisfying
 // cond, and returns the view to judge the outcome by: that one, or the
 // latest. It also stops when this node stops being the active
-// controller; the next one finishes the job.
+// controller; the next one finishes the job. Once cond holds, it waits
+// for the brokers to have heard of that view too (awaitPropagated).
 func (h *Handlers) await(ctx context.Context, timeoutMs int32, cond func(*View) bool) *View {
 	if timeoutMs <= 0 {
 		return h.cluster.View()
 	}
 	wctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
 	defer cancel()
-	v, _ := h.cluster.WaitView(wctx, func(v *View) bool { return !v.Active || cond(v) })
+	v, err := h.cluster.WaitView(wctx, func(v *View) bool { return !v.Active || cond(v) })
+	if err == nil && v.Active {
+		h.awaitPropagated(wctx, v)
+	}
 	return v
+}
+
+// maxPropagationWait caps awaitPropagated: a broker that died without
+// leaving ZooKeeper yet never answers, and a client should not wait for
+// the session timeout to learn that its topic was created.
+const maxPropagationWait = time.Second
+
+// awaitPropagated waits, up to maxPropagationWait, until every broker has
+// answered the UpdateMetadata that carried what v shows, when the Cluster
+// can tell (Propagator). Kafka's controller is a broker and answers once
+// its own cache has the change, which it learns from the same request as
+// the others; kzadmind's view is complete before any broker has heard, so
+// without this a client asking another broker right after the answer is
+// told the topic does not exist (reference/users-and-peers.md, pain 7).
+// It waits for every broker, which Kafka does not. Past the cap it
+// answers anyway: the change is made.
+func (h *Handlers) awaitPropagated(ctx context.Context, v *View) {
+	p, ok := h.cluster.(Propagator)
+	if !ok {
+		return
+	}
+	pctx, cancel := context.WithTimeout(ctx, maxPropagationWait)
+	defer cancel()
+	if err := p.WaitPropagated(pctx, v); err != nil {
+		h.log.Debug().Err(err).Msg("answering before every broker has answered the UpdateMetadata")
+	}
 }

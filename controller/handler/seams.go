@@ -20,6 +20,13 @@ type Cluster interface {
 	WaitView(ctx context.Context, cond func(*View) bool) (*View, error)
 }
 
+// Propagator is a Cluster that can wait until the brokers have heard of a
+// view: until each has answered the UpdateMetadata sent up to it, or ctx
+// ends. kzadmind's adapter of the controller is one.
+type Propagator interface {
+	WaitPropagated(ctx context.Context, v *View) error
+}
+
 // Admin does the handlers' writes through ZooKeeper. *zkadmin.Admin
 // implements it as is; its refusals are *zkadmin.AdminError values, whose
 // Code the handlers answer with. Any other error is answered

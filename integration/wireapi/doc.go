@@ -1,7 +1,10 @@
 // Package wireapi proves kzadmind's admin wire API (issue 7) end to end
-// with real clients: franz-go's kadm, IBM/sarama's ClusterAdmin and Kafka's
+// with real clients: franz-go's kadm, IBM/sarama's ClusterAdmin, Kafka's
 // own Java AdminClient (kafka-topics and kafka-configs through
-// integration/kafka.RunTool).
+// integration/kafka.RunTool), KafkaJS's admin client and librdkafka's
+// (through its Python binding, confluent-kafka). The last two run as
+// scripts (testdata/) from the clients clients/install.sh puts in the
+// machine's cache (scripts/setup runs it).
 //
 // The interop tests (heavy: skipped only with KZADMIN_SKIP_HEAVY=1) share
 // one cluster per package: a real ZooKeeper, kzadmind in-process

@@ -39,6 +39,11 @@ func (a *viewAdapter) WaitView(ctx context.Context, cond func(*handler.View) boo
 	return a.wrap(mv), err
 }
 
+// WaitPropagated implements handler.Propagator.
+func (a *viewAdapter) WaitPropagated(ctx context.Context, v *handler.View) error {
+	return a.ctrl.WaitMetadataAnswered(ctx, v.MetadataSent)
+}
+
 // wrap returns the handler view of snapshot mv.
 func (a *viewAdapter) wrap(mv *controller.MetadataView) *handler.View {
 	if mv == nil {

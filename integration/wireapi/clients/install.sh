@@ -24,7 +24,7 @@ fi
 if [ ! -x "$dir/py/bin/python" ]; then
   python3 -m venv "$dir/py"
 fi
-if ! "$dir/py/bin/python" -c "import confluent_kafka, sys; sys.exit(confluent_kafka.version()[0] != '$CONFLUENT_KAFKA_VERSION')" 2>/dev/null; then
+if ! "$dir/py/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('confluent-kafka') != '$CONFLUENT_KAFKA_VERSION')" 2>/dev/null; then
   echo "clients: installing confluent-kafka $CONFLUENT_KAFKA_VERSION (librdkafka)"
   "$dir/py/bin/python" -m pip install --quiet --disable-pip-version-check "confluent-kafka==$CONFLUENT_KAFKA_VERSION"
 fi

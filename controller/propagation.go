@@ -20,7 +20,8 @@ import (
 // Each send that carries UpdateMetadata takes the next sequence number,
 // held until every broker it went to has answered or its channel has
 // ended (the broker left or the controller resigned). Sequences are
-// answered in any order; answered(s) holds once every sequence up to s is.
+// answered in any order; answeredThrough(s) holds once every sequence up
+// to s is.
 // A nil *propagation (a controller built bare in a test) tracks nothing.
 type propagation struct {
 	mu      sync.Mutex

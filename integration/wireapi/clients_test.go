@@ -34,9 +34,27 @@ func clientsDir(t *testing.T) string {
 // calls, a deletion among them.
 const clientScriptTimeout = 2 * time.Minute
 
-// runClientScript runs a client script that prints one JSON object and
-// decodes it into out; the script's stderr goes to the test log.
-func runClientScript(t *testing.T, ctx context.Context, out any, name string, args ...string) {
+// runClientScript runs testdata/script with interpreter against kzadmind,
+// naming its topics after a fresh prefix made from base, and decodes the
+// one JSON object it prints into out; the script's stderr, and what
+// kzadmind served meanwhile, go to the test log. It returns the names of
+// the script's two topics (<prefix>-a and <prefix>-b).
+func (c *cluster) runClientScript(t *testing.T, ctx context.Context, out any, interpreter, script, base string) (a, b string) {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("testdata", script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := scriptPrefix(base)
+	before := c.served.snapshot()
+	runScript(t, ctx, out, interpreter, path, c.d.KafkaAddr(), prefix)
+	t.Logf("kzadmind served: %v", c.served.since(before))
+	return prefix + "-a", prefix + "-b"
+}
+
+// runScript runs a command that prints one JSON object and decodes it
+// into out; its stderr goes to the test log.
+func runScript(t *testing.T, ctx context.Context, out any, name string, args ...string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(ctx, clientScriptTimeout)
 	defer cancel()

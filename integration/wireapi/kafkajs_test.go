@@ -66,16 +66,8 @@ func TestKafkaJS(t *testing.T) {
 	modules := filepath.Join(clientsDir(t), "node", "node_modules")
 	requireFile(t, filepath.Join(modules, "kafkajs", "package.json"))
 	t.Setenv("NODE_PATH", modules)
-	before := c.served.snapshot()
-	script, err := filepath.Abs(filepath.Join("testdata", "kafkajs_admin.js"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out kafkajsOut
-	prefix := scriptPrefix("kjs")
-	runClientScript(t, ctx, &out, "node", script, c.d.KafkaAddr(), prefix)
-	a, b := prefix+"-a", prefix+"-b"
-	t.Logf("kzadmind served: %v", c.served.since(before))
+	a, b := c.runClientScript(t, ctx, &out, "node", "kafkajs_admin.js", "kjs")
 
 	if !out.Created || out.CreatedAgain {
 		t.Errorf("createTopics answered %v, then %v for an existing topic; want true, then false", out.Created, out.CreatedAgain)

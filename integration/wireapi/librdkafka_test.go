@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -44,16 +45,9 @@ func TestLibrdkafka(t *testing.T) {
 	ctx := testCtx(t, 4*time.Minute)
 	python := filepath.Join(clientsDir(t), "py", "bin", "python")
 	requireFile(t, python)
-	before := c.served.snapshot()
-	script, err := filepath.Abs(filepath.Join("testdata", "librdkafka_admin.py"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out librdkafkaOut
-	prefix := scriptPrefix("rdk")
-	runClientScript(t, ctx, &out, python, script, c.d.KafkaAddr(), prefix)
-	a, b := prefix+"-a", prefix+"-b"
-	t.Logf("kzadmind served: %v", c.served.since(before))
+	a, b := c.runClientScript(t, ctx, &out, python, "librdkafka_admin.py", "rdk")
+	prefix := strings.TrimSuffix(a, "-a")
 
 	if out.CreatedAgain != "TOPIC_ALREADY_EXISTS" || out.ValidateOnly != "ok" {
 		t.Errorf("create_topics of an existing topic: %s (want TOPIC_ALREADY_EXISTS); validate_only: %s", out.CreatedAgain, out.ValidateOnly)

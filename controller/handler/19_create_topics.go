@@ -243,6 +243,12 @@ func (h *Handlers) precheckTopic(v *View, t *kmsg.CreateTopicsRequestTopic) (e a
 			"Null value not supported for topic configs: "+strings.Join(nulls, ",")), true
 	}
 	if len(t.ReplicaAssignment) > 0 {
+		// Kafka checks the name before the partition ids
+		// (validateTopicCreate); the Admin, which checks it for every
+		// other entry, cannot take ids that are not 0..n-1.
+		if err := znodes.ValidateTopicName(name); err != nil {
+			return newAPIError(kerr.InvalidTopicException.Code, err.Error()), true
+		}
 		if _, ok := assignmentLists(t.ReplicaAssignment); !ok {
 			return newAPIError(kerr.InvalidReplicaAssignment.Code,
 				"partitions should be a consecutive 0-based integer sequence"), true

@@ -57,6 +57,10 @@ func TestCreateTopicsProcessingOrderRealAdmin(t *testing.T) {
 		// kzadmin refuses unknown brokers as KRaft does (design brief §3).
 		{ctTopic{name: "ghost", parts: -1, rf: -1, asg: map[int32][]int32{0: {9}}}, 39,
 			sp("The manual partition assignment includes broker 9, but no such broker is registered.")},
+		// Step 11 (the name) comes before the partition ids and after the
+		// placement of the counts.
+		{ctTopic{name: "bad/gap", parts: -1, rf: -1, asg: map[int32][]int32{0: {1}, 2: {2}}}, 17, sp(nameErr("bad/gap"))},
+		{ctTopic{name: "bad/toomany", parts: 1, rf: 4}, 38, sp("Replication factor: 4 larger than available brokers: 3.")},
 	}
 	var topics []ctTopic
 	want := ctResp()
@@ -262,3 +266,6 @@ func TestCreateTopicsValidateOnlyV5Configs(t *testing.T) {
 		t.Error("validateOnly created the topic")
 	}
 }
+
+// nameErr is the message of an illegal topic name.
+func nameErr(name string) string { return znodes.ValidateTopicName(name).Error() }

@@ -22,45 +22,51 @@ const anyCount = -1
 
 func topicLed(topic string, partitions int) func(kmsg.Response) error {
 	return func(resp kmsg.Response) error {
-		md, ok := resp.(*kmsg.MetadataResponse)
-		if !ok {
-			return fmt.Errorf("%T is no Metadata answer", resp)
+		t, err := metadataTopic(resp, topic)
+		if err != nil {
+			return err
 		}
-		for _, t := range md.Topics {
-			if t.Topic == nil || *t.Topic != topic {
-				continue
-			}
-			if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
-				return fmt.Errorf("%s: %w", topic, err)
-			}
-			if len(t.Partitions) == 0 || partitions != anyCount && len(t.Partitions) != partitions {
-				return fmt.Errorf("%s: %d partitions, want %d", topic, len(t.Partitions), partitions)
-			}
-			for _, p := range t.Partitions {
-				if p.Leader < 0 {
-					return fmt.Errorf("%s-%d has no leader", topic, p.Partition)
-				}
-			}
-			return nil
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			return fmt.Errorf("%s: %w", topic, err)
 		}
-		return fmt.Errorf("%s not in the answer", topic)
+		if len(t.Partitions) == 0 || partitions != anyCount && len(t.Partitions) != partitions {
+			return fmt.Errorf("%s: %d partitions, want %d", topic, len(t.Partitions), partitions)
+		}
+		for _, p := range t.Partitions {
+			if p.Leader < 0 {
+				return fmt.Errorf("%s-%d has no leader", topic, p.Partition)
+			}
+		}
+		return nil
 	}
+}
+
+// metadataTopic finds topic in a Metadata answer.
+func metadataTopic(resp kmsg.Response, topic string) (*kmsg.MetadataResponseTopic, error) {
+	md, ok := resp.(*kmsg.MetadataResponse)
+	if !ok {
+		return nil, fmt.Errorf("%T is no Metadata answer", resp)
+	}
+	for i, t := range md.Topics {
+		if t.Topic != nil && *t.Topic == topic {
+			return &md.Topics[i], nil
+		}
+	}
+	return nil, fmt.Errorf("%s not in the answer", topic)
 }
 
 // topicGone accepts a Metadata answer in which topic answers
 // UNKNOWN_TOPIC_OR_PARTITION.
 func topicGone(topic string) func(kmsg.Response) error {
 	return func(resp kmsg.Response) error {
-		md, ok := resp.(*kmsg.MetadataResponse)
-		if !ok {
-			return fmt.Errorf("%T is no Metadata answer", resp)
+		t, err := metadataTopic(resp, topic)
+		if err != nil {
+			return err
 		}
-		for _, t := range md.Topics {
-			if t.Topic != nil && *t.Topic == topic && t.ErrorCode == kerr.UnknownTopicOrPartition.Code {
-				return nil
-			}
+		if t.ErrorCode != kerr.UnknownTopicOrPartition.Code {
+			return fmt.Errorf("%s still listed", topic)
 		}
-		return fmt.Errorf("%s still listed", topic)
+		return nil
 	}
 }
 
@@ -174,21 +180,15 @@ func leadersAre(topic string, leaders map[int32]int32) func(kmsg.Response) error
 // partitions check accepts.
 func eachPartition(topic string, check func(kmsg.MetadataResponseTopicPartition) error) func(kmsg.Response) error {
 	return func(resp kmsg.Response) error {
-		md, ok := resp.(*kmsg.MetadataResponse)
-		if !ok {
-			return fmt.Errorf("%T is no Metadata answer", resp)
+		t, err := metadataTopic(resp, topic)
+		if err != nil {
+			return err
 		}
-		for _, t := range md.Topics {
-			if t.Topic == nil || *t.Topic != topic {
-				continue
+		for _, p := range t.Partitions {
+			if err := check(p); err != nil {
+				return fmt.Errorf("%s-%d: %w", topic, p.Partition, err)
 			}
-			for _, p := range t.Partitions {
-				if err := check(p); err != nil {
-					return fmt.Errorf("%s-%d: %w", topic, p.Partition, err)
-				}
-			}
-			return nil
 		}
-		return fmt.Errorf("%s not in the answer", topic)
+		return nil
 	}
 }

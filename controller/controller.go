@@ -327,6 +327,9 @@ func (c *Controller) handle(ctx context.Context, ev event) error {
 		return c.onInitProducerID(e)
 	case *recoveryEvent:
 		return c.onRecovery(e)
+	case *syncEvent:
+		e.done <- true
+		return nil
 	}
 	return fmt.Errorf("unknown event %T", ev)
 }

@@ -11,9 +11,17 @@ package handler
 // unknown or not moving are silently left out, so the usual answer is
 // empty. Replicas is the full current set, the replicas being added
 // included. Topics and partitions are sorted.
+//
+// The answer is read after the controller has finished every event
+// queued before the request (Synchronizer), as Kafka's controller answers
+// it from its event queue: a reassignment seen done in ZooKeeper is never
+// listed as running. When that takes longer than the request's timeout
+// the answer is a top-level REQUEST_TIMED_OUT, as Kafka documents; a
+// timeout of zero or less answers from the current view at once.
 
 import (
 	"context"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -25,14 +33,14 @@ func (h *Handlers) listPartitionReassignments(ctx context.Context, req *wire.Req
 	r *kmsg.ListPartitionReassignmentsRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.ListPartitionReassignmentsResponse)
 	resp.ErrorMessage = strp("") // replaced by a top-level error, as in Kafka
-	v := h.cluster.View()
-	switch {
-	case !h.allows(ctx, req, OpDescribe, ClusterResource()):
+	if !h.allows(ctx, req, OpDescribe, ClusterResource()) {
 		e := withDefault(kerr.ClusterAuthorizationFailed.Code)
 		resp.ErrorCode, resp.ErrorMessage = e.code, e.msg
 		return resp
-	case !v.Active:
-		e := withDefault(kerr.NotController.Code)
+	}
+	v, code := h.syncedView(ctx, r.TimeoutMillis)
+	if code != 0 {
+		e := withDefault(code)
 		resp.ErrorCode, resp.ErrorMessage = e.code, e.msg
 		return resp
 	}
@@ -64,4 +72,32 @@ func (h *Handlers) listPartitionReassignments(ctx context.Context, req *wire.Req
 		}
 	}
 	return resp
+}
+
+// syncedView returns the view once the controller has caught up with its
+// own writes (see listPartitionReassignments), or the error code to
+// answer: NOT_CONTROLLER when this node is not (or stops being) the
+// active controller, REQUEST_TIMED_OUT when catching up outlasts
+// timeoutMs.
+func (h *Handlers) syncedView(ctx context.Context, timeoutMs int32) (*View, int16) {
+	v := h.cluster.View()
+	if !v.Active {
+		return v, kerr.NotController.Code
+	}
+	s, ok := h.cluster.(Synchronizer)
+	if !ok || timeoutMs <= 0 {
+		return v, 0
+	}
+	sctx, cancel := context.WithTimeout(ctx, time.Duration(timeoutMs)*time.Millisecond)
+	defer cancel()
+	if err := s.Sync(sctx); err != nil {
+		if sctx.Err() != nil {
+			return v, kerr.RequestTimedOut.Code
+		}
+		return v, kerr.NotController.Code
+	}
+	if v = h.cluster.View(); !v.Active {
+		return v, kerr.NotController.Code
+	}
+	return v, 0
 }

@@ -1,6 +1,8 @@
 package handler
 
 import (
+	"context"
+	"errors"
 	"reflect"
 	"testing"
 
@@ -146,5 +148,71 @@ func TestElectLeadersHandlerListsAndTypes(t *testing.T) {
 	got := f.call(elReq(1, 0, 20, map[string][]int32{"foo": {1}})).(*kmsg.ElectLeadersResponse)
 	if s := elSummary(got); !reflect.DeepEqual(s, []string{"top=0", "foo-1:7"}) || got.Topics[0].Partitions[0].ErrorMessage != nil {
 		t.Errorf("timed out: %v %+v", s, got.Topics)
+	}
+}
+
+// syncingCluster is a Cluster whose view lags the controller: Sync
+// publishes caughtUp (the view after the event in flight) and returns nil,
+// or returns err, or, with block, waits for ctx.
+type syncingCluster struct {
+	*Views
+	caughtUp *View
+	err      error
+	block    bool
+	calls    int
+}
+
+func (c *syncingCluster) Sync(ctx context.Context) error {
+	c.calls++
+	switch {
+	case c.block:
+		<-ctx.Done()
+		return ctx.Err()
+	case c.err != nil:
+		return c.err
+	}
+	c.Publish(c.caughtUp)
+	return nil
+}
+
+// TestListPartitionReassignmentsSyncs: the answer is read after the
+// controller has caught up with its own writes, so a reassignment that
+// finished just before the request is not listed; catching up past the
+// request's timeout answers REQUEST_TIMED_OUT, losing the controller
+// NOT_CONTROLLER, and a timeout of 0 answers from the current view
+// without waiting.
+func TestListPartitionReassignmentsSyncs(t *testing.T) {
+	finished := withTopics(hcfgMovingView(), onlineTopic("foo", 1, []int32{1}, []int32{3}))
+	bar := hcfgLprTopic("bar", 0, []int32{1, 2}, []int32{}, []int32{2})
+	gone := hcfgLprTopic("gone", 0, []int32{1, 3}, []int32{3}, []int32{})
+	fooMoving := hcfgLprTopic("foo", 1, []int32{2, 3}, []int32{3}, []int32{2})
+
+	for _, tc := range []struct {
+		name      string
+		cluster   syncingCluster
+		timeoutMs int32
+		wantCode  int16
+		want      []kmsg.ListPartitionReassignmentsResponseTopic
+		wantCalls int
+	}{
+		{"caught up", syncingCluster{caughtUp: finished}, 60000, 0, []kmsg.ListPartitionReassignmentsResponseTopic{bar, gone}, 1},
+		{"timed out", syncingCluster{block: true}, 20, 7, nil, 1},
+		{"preempted", syncingCluster{err: errors.New("preempted")}, 60000, 41, nil, 1},
+		{"no wait", syncingCluster{caughtUp: finished}, 0, 0, []kmsg.ListPartitionReassignmentsResponseTopic{bar, fooMoving, gone}, 0},
+	} {
+		cl := tc.cluster
+		cl.Views = NewViews(hcfgMovingView())
+		f := newFixture(t, nil, func(o *Options) { o.Cluster = &cl })
+		req := hcfgLprReq(nil)
+		req.TimeoutMillis = tc.timeoutMs
+		got := f.call(req).(*kmsg.ListPartitionReassignmentsResponse)
+		if got.ErrorCode != tc.wantCode || cl.calls != tc.wantCalls {
+			t.Errorf("%s: error %d after %d syncs, want %d after %d", tc.name, got.ErrorCode, cl.calls, tc.wantCode, tc.wantCalls)
+		}
+		if tc.wantCode == 0 {
+			sameWire(t, got, hcfgLprResp(tc.want...))
+		} else if len(got.Topics) != 0 {
+			t.Errorf("%s: topics listed with an error: %+v", tc.name, got.Topics)
+		}
 	}
 }

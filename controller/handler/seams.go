@@ -27,6 +27,16 @@ type Propagator interface {
 	WaitPropagated(ctx context.Context, v *View) error
 }
 
+// Synchronizer is a Cluster whose View can lag writes the controller has
+// already made to ZooKeeper: Sync returns once every such write made
+// before the call shows in View, or ctx's error. kzadmind's adapter of the
+// controller is one; ListPartitionReassignments uses it, so that a client
+// that saw a reassignment finish in ZooKeeper is not told it is still
+// running.
+type Synchronizer interface {
+	Sync(ctx context.Context) error
+}
+
 // Admin does the handlers' writes through ZooKeeper. *zkadmin.Admin
 // implements it as is; its refusals are *zkadmin.AdminError values, whose
 // Code the handlers answer with. Any other error is answered

@@ -44,6 +44,9 @@ func (a *viewAdapter) WaitPropagated(ctx context.Context, v *handler.View) error
 	return a.ctrl.WaitMetadataAnswered(ctx, v.MetadataSent)
 }
 
+// Sync implements handler.Synchronizer.
+func (a *viewAdapter) Sync(ctx context.Context) error { return a.ctrl.Sync(ctx) }
+
 // wrap returns the handler view of snapshot mv.
 func (a *viewAdapter) wrap(mv *controller.MetadataView) *handler.View {
 	if mv == nil {

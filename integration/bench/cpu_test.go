@@ -1,15 +1,19 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"syscall"
+	"testing"
 	"time"
 )
 
@@ -150,4 +154,24 @@ func zkPackets(addr string) int64 {
 		}
 	}
 	return -1
+}
+
+// collectHeaps collects this process's heap and the ZooKeeper JVM's (with
+// jcmd's GC.run, a full collection), so that a measured side starts with
+// neither collector owing work. Both sides are treated alike; the garbage
+// a side makes is still collected, but at the start of a later one, where
+// with ZooKeeper's large young generation (the benchmark runs it with
+// 4 GB) it is a small share of the collection. Without jcmd only this
+// process's heap is collected.
+func collectHeaps(b *testing.B, zkPid int) {
+	b.Helper()
+	runtime.GC()
+	if zkPid <= 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if out, err := exec.CommandContext(ctx, "jcmd", strconv.Itoa(zkPid), "GC.run").CombinedOutput(); err != nil {
+		b.Logf("collecting ZooKeeper's heap (jcmd %d GC.run): %v: %s", zkPid, err, out)
+	}
 }

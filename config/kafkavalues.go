@@ -178,6 +178,27 @@ func parseJavaDouble(s string) (float64, bool) {
 	return f, err == nil
 }
 
+// JavaTrim is String.trim, which Kafka's ConfigDef applies to every
+// value it parses: it strips the characters up to U+0020 and no other
+// Unicode space.
+func JavaTrim(s string) string { return javaTrim(s) }
+
+// ParseJavaInteger parses v as Kafka's ConfigDef parses a SHORT, INT or
+// LONG (bits 16, 32 or 64): trimmed as String.trim does, then as
+// Integer.parseInt or Long.parseLong, which take any Unicode decimal
+// digit and an optional sign.
+func ParseJavaInteger(v string, bits int) (int64, bool) { return parseJavaInteger(javaTrim(v), bits) }
+
+// ParseJavaDouble parses v as Kafka's ConfigDef parses a DOUBLE: trimmed,
+// then as Double.parseDouble (NaN and Infinity spelt so, f/d suffixes,
+// hexadecimal with a binary exponent).
+func ParseJavaDouble(v string) (float64, bool) { return parseJavaDouble(javaTrim(v)) }
+
+// SplitKafkaList splits v as Kafka's ConfigDef parses a LIST: trimmed,
+// the empty string is the empty list, items split at commas with the
+// blanks (Java's \s) around them, empty items kept.
+func SplitKafkaList(v string) []string { return splitKafkaList(v) }
+
 // FormatJavaDouble prints f as Java's Double.toString does, which is how
 // Kafka shows a DOUBLE config's parsed value (javaDoubleString).
 func FormatJavaDouble(f float64) string { return javaDoubleString(f) }

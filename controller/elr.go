@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/kzadmin/kzadmin/config"
@@ -81,10 +80,10 @@ func (c *Controller) topicSettingsFor(ctx context.Context, name string, cache se
 func resolveTopicSettings(conf config.Config, cfg map[string]string) topicSettings {
 	s := topicSettings{unclean: conf.UncleanLeaderElectionEnable, minISR: conf.MinInsyncReplicas}
 	if v, ok := cfg[UncleanLeaderElectionKey]; ok {
-		s.unclean = strings.EqualFold(strings.TrimSpace(v), "true")
+		s.unclean = strings.EqualFold(config.JavaTrim(v), "true")
 	}
 	if v, ok := cfg[MinInsyncReplicasKey]; ok {
-		if n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32); err == nil && n >= 1 {
+		if n, ok := config.ParseJavaInteger(v, 32); ok && n >= 1 {
 			s.minISR = int32(n)
 		}
 	}

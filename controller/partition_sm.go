@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/brokerchan"
 	"github.com/kzadmin/kzadmin/controller/election"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -405,7 +406,7 @@ func (c *Controller) uncleanFor(ctx context.Context, name string, cache map[stri
 		if err != nil {
 			u.err = err
 		} else if v, ok := cfg.Config[UncleanLeaderElectionKey]; ok {
-			u.enabled = strings.EqualFold(strings.TrimSpace(v), "true")
+			u.enabled = strings.EqualFold(config.JavaTrim(v), "true")
 		}
 	}
 	cache[name] = u

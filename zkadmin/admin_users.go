@@ -2,9 +2,9 @@ package zkadmin
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/security/scram"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -90,13 +90,12 @@ func ValidateUserConfig(name string, cfg map[string]string) error {
 }
 
 // parsesAs reports whether v parses as Kafka's ConfigDef type typ (LONG or
-// DOUBLE), surrounding whitespace allowed as ConfigDef trims it.
+// DOUBLE), as Java parses it once trimmed.
 func parsesAs(typ, v string) bool {
-	v = strings.TrimSpace(v)
 	if typ == "LONG" {
-		_, err := strconv.ParseInt(v, 10, 64)
-		return err == nil
+		_, ok := config.ParseJavaInteger(v, 64)
+		return ok
 	}
-	_, err := strconv.ParseFloat(v, 64)
-	return err == nil
+	_, ok := config.ParseJavaDouble(v)
+	return ok
 }

@@ -54,22 +54,18 @@ func (d TopicConfigDef) Validate(v string) string {
 // keeps the value as given. A value that does not parse is returned as
 // given.
 func (d TopicConfigDef) Canonical(v string) string {
-	t := strings.TrimSpace(v)
+	t := config.JavaTrim(v)
 	switch d.Type {
 	case TypeBoolean:
 		if strings.EqualFold(t, "true") || strings.EqualFold(t, "false") {
 			return strings.ToLower(t)
 		}
 	case TypeInt, TypeLong:
-		bits := 64
-		if d.Type == TypeInt {
-			bits = 32
-		}
-		if n, err := strconv.ParseInt(t, 10, bits); err == nil {
+		if n, ok := config.ParseJavaInteger(t, d.Type.bits()); ok {
 			return strconv.FormatInt(n, 10)
 		}
 	case TypeDouble:
-		if f, err := strconv.ParseFloat(t, 64); err == nil {
+		if f, ok := config.ParseJavaDouble(t); ok {
 			return config.FormatJavaDouble(f)
 		}
 	case TypeList:
@@ -83,7 +79,7 @@ func (d TopicConfigDef) Canonical(v string) string {
 func (d TopicConfigDef) reason(v string) string {
 	switch d.Type {
 	case TypeBoolean:
-		t := strings.TrimSpace(v)
+		t := config.JavaTrim(v)
 		if !strings.EqualFold(t, "true") && !strings.EqualFold(t, "false") {
 			return "Expected value to be either true or false"
 		}
@@ -99,7 +95,7 @@ func (d TopicConfigDef) reason(v string) string {
 			return "Value must be no more than " + fmtBound(*d.max)
 		}
 	case TypeString:
-		if len(d.enum) > 0 && !contains(d.enum, strings.TrimSpace(v)) {
+		if len(d.enum) > 0 && !contains(d.enum, config.JavaTrim(v)) {
 			return "String must be one of: " + strings.Join(d.enum, ", ")
 		}
 	case TypeList:
@@ -155,15 +151,14 @@ func ValidateTopicConfig(topic string, cfg map[string]string) error {
 // value returns the effective value of a validated key.
 func value(cfg map[string]string, name string) string {
 	if v, ok := cfg[name]; ok {
-		return strings.TrimSpace(v)
+		return config.JavaTrim(v)
 	}
 	d, _ := LookupTopicConfig(name)
 	return d.Default
 }
 
 func longValue(cfg map[string]string, name string) int64 {
-	n, _ := strconv.ParseInt(value(cfg, name), 10, 64)
-	return n
+	return javaLong(value(cfg, name))
 }
 
 // crossCheck is LogConfig.validateValues and, for tiered topics,

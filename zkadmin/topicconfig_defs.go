@@ -4,8 +4,9 @@ import (
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 	"sync"
+
+	"github.com/kzadmin/kzadmin/config"
 )
 
 // ConfigType is the type of a Kafka config (ConfigDef.Type).
@@ -136,8 +137,8 @@ var topicConfigIndex = sync.OnceValue(func() map[string]TopicConfigDef {
 
 // gzipLevel is GzipCompression.LevelValidator: -1 (zlib's default) or 1..9.
 func gzipLevel(v string) string {
-	n, _ := strconv.Atoi(strings.TrimSpace(v))
-	if n == -1 || (n >= 1 && n <= 9) {
+	n, ok := config.ParseJavaInteger(v, 32)
+	if ok && (n == -1 || (n >= 1 && n <= 9)) {
 		return ""
 	}
 	return "Value must be between 1 and 9 or equal to -1"
@@ -166,39 +167,42 @@ func throttledReplicas(v string) string {
 var metadataVersionRE = regexp.MustCompile(`^(0\.8\.[0-2]|0\.9\.0|0\.1[01]\.[0-2]|[1-3]\.[0-9])(\.[0-9]+)?(-IV[0-9]+)?$`)
 
 func metadataVersion(v string) string {
-	if metadataVersionRE.MatchString(strings.TrimSpace(v)) {
+	if metadataVersionRE.MatchString(config.JavaTrim(v)) {
 		return ""
 	}
-	return "Unknown metadata.version '" + strings.TrimSpace(v) + "'"
+	return "Unknown metadata.version '" + config.JavaTrim(v) + "'"
 }
 
-// splitList is ConfigDef's LIST parsing: trimmed, split on commas with
-// surrounding blanks; the empty string is the empty list.
-func splitList(v string) []string {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return nil
-	}
-	parts := strings.Split(v, ",")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	return parts
-}
+// splitList is ConfigDef's LIST parsing (config.SplitKafkaList):
+// trimmed, split on commas with surrounding blanks; the empty string is
+// the empty list.
+func splitList(v string) []string { return config.SplitKafkaList(v) }
 
-// parseNumber is ConfigDef's INT, LONG and DOUBLE parsing.
+// parseNumber is ConfigDef's INT, LONG and DOUBLE parsing (Java's, as
+// the config package has it). NaN, which Kafka takes for a DOUBLE (its
+// range checks compare false with it), is refused: no ratio is NaN.
 func parseNumber(t ConfigType, v string) (float64, bool) {
-	v = strings.TrimSpace(v)
 	switch t {
-	case TypeInt:
-		n, err := strconv.ParseInt(v, 10, 32)
-		return float64(n), err == nil
-	case TypeLong:
-		n, err := strconv.ParseInt(v, 10, 64)
-		return float64(n), err == nil
+	case TypeInt, TypeLong:
+		n, ok := config.ParseJavaInteger(v, t.bits())
+		return float64(n), ok
 	case TypeDouble:
-		f, err := strconv.ParseFloat(v, 64)
-		return f, err == nil && !math.IsNaN(f)
+		f, ok := config.ParseJavaDouble(v)
+		return f, ok && !math.IsNaN(f)
 	}
 	return 0, false
+}
+
+// bits is the width of an INT or LONG.
+func (t ConfigType) bits() int {
+	if t == TypeInt {
+		return 32
+	}
+	return 64
+}
+
+// javaLong is a LONG value already validated (0 when it is not one).
+func javaLong(v string) int64 {
+	n, _ := config.ParseJavaInteger(v, 64)
+	return n
 }

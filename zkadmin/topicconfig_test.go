@@ -51,6 +51,19 @@ func TestTopicConfigValues(t *testing.T) {
 		{"unclean.leader.election.enable", "TRUE", ""},
 		{"unclean.leader.election.enable", "1", "Expected value to be either true or false"},
 		{"unclean.recovery.strategy", "Aggressive", ""},
+		// Numbers parse as Java parses them: any Unicode decimal digit, a
+		// float suffix, only the blanks String.trim strips, Infinity but
+		// not inf; NaN is refused here, where Kafka's range checks let it
+		// through.
+		{"retention.ms", "\u0661\u0660\u0660\u0660", ""},
+		{"retention.ms", "\u00a0100", "Not a number of type LONG"},
+		{"retention.ms", "\t100\n", ""},
+		{"min.cleanable.dirty.ratio", "0.5f", ""},
+		{"min.cleanable.dirty.ratio", "Infinity", "Value must be no more than 1"},
+		{"min.cleanable.dirty.ratio", "inf", "Not a number of type DOUBLE"},
+		{"min.cleanable.dirty.ratio", "NaN", "Not a number of type DOUBLE"},
+		{"compression.gzip.level", "\u0669", ""},
+		{"compression.gzip.level", "x", "Not a number of type INT"},
 	}
 	for _, tc := range cases {
 		d, ok := LookupTopicConfig(tc.name)
@@ -93,6 +106,10 @@ func TestTopicConfigCanonical(t *testing.T) {
 		{"min.cleanable.dirty.ratio", "0.25", "0.25"},
 		{"compression.type", " zstd ", "zstd"},
 		{"retention.ms", "soon", "soon"}, // not a number: as given
+		{"retention.ms", "\u0661\u0660\u0660\u0660", "1000"},
+		{"min.cleanable.dirty.ratio", "0.5d", "0.5"},
+		{"min.cleanable.dirty.ratio", "0x1p-2", "0.25"},
+		{"unclean.leader.election.enable", "\x01true\x02", "true"},
 	} {
 		d, ok := LookupTopicConfig(tc.name)
 		if !ok {

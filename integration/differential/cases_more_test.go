@@ -42,6 +42,20 @@ func createTopicsConfigsCase() testCase {
 			on1("ctc-plus", cfg("retention.ms", "+1000")),
 			on1("ctc-list-spaces", cfg("cleanup.policy", " compact , delete ")),
 			on1("ctc-double", cfg("min.cleanable.dirty.ratio", "1")))},
+		// Numbers as Java parses them: any Unicode decimal digit, float
+		// suffixes and hexadecimal doubles, Infinity spelt so; String.trim
+		// leaves a no-break space, so the number does not parse.
+		{name: "v5-java-numbers", req: createTopics(5, 30000, false,
+			on1("ctc-arabic-digits", cfg("retention.ms", "\u0661\u0660\u0660\u0660")),
+			on1("ctc-nbsp", cfg("retention.ms", "\u00a0100")),
+			on1("ctc-float-suffix", cfg("min.cleanable.dirty.ratio", "0.5f")),
+			on1("ctc-hex-double", cfg("min.cleanable.dirty.ratio", "0x1p-2")),
+			on1("ctc-inf", cfg("min.cleanable.dirty.ratio", "inf")),
+			on1("ctc-infinity", cfg("min.cleanable.dirty.ratio", "Infinity")))},
+		// Kafka takes NaN (its range check compares false); kzadmind
+		// refuses it.
+		{name: "v5-validate-only-nan", req: createTopics(5, 30000, true,
+			on1("ctc-nan", cfg("min.cleanable.dirty.ratio", "NaN")))},
 		{name: "v5-validate-only-configs", req: createTopics(5, 30000, true,
 			on1("ctc-vo-ok", valid...),
 			on1("ctc-vo-bad", cfg("retention.ms", "-1"), cfg("min.insync.replicas", "0")),

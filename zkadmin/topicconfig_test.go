@@ -120,3 +120,15 @@ func TestTopicConfigCanonical(t *testing.T) {
 		}
 	}
 }
+
+// TestTopicConfigDocs: every topic config kzadmin knows has documentation.
+func TestTopicConfigDocs(t *testing.T) {
+	for _, d := range append(TopicConfigDefs(), extensionTopicConfigDefs()...) {
+		if d.Doc() == "" {
+			t.Errorf("%s has no documentation", d.Name)
+		}
+	}
+	if topicConfigDoc("not.a.config") != "" {
+		t.Error("documentation for an unknown name")
+	}
+}

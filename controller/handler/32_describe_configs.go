@@ -26,8 +26,10 @@ package handler
 //   - Any other resource type makes the whole request INVALID_REQUEST.
 //
 // Version notes: v0's IsDefault is always false, as from Kafka 3.x. v1+
-// Source and synonyms (only with IncludeSynonyms). v3+ ConfigType; the
-// documentation stays null, kzadmin carries no config docs. v4+ flexible.
+// Source and synonyms (only with IncludeSynonyms). v3+ ConfigType, and
+// with IncludeDocumentation each topic config's documentation, which
+// kzadmin writes in its own words (zkadmin.TopicConfigDef.Doc); a broker
+// config's stays null. v4+ flexible.
 
 import (
 	"context"
@@ -213,6 +215,9 @@ func describeEntries(r *kmsg.DescribeConfigsRequest, names []string, entries []c
 		c.ConfigType = kmsg.ConfigType(e.typ)
 		if r.Version >= 1 && r.IncludeSynonyms {
 			c.ConfigSynonyms = e.synonyms
+		}
+		if r.Version >= 3 && r.IncludeDocumentation {
+			c.Documentation = e.doc
 		}
 		out = append(out, c)
 	}

@@ -31,6 +31,9 @@ type configEntry struct {
 	// sensitive configs are reported with null values.
 	sensitive bool
 	synonyms  []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym
+	// doc is the documentation (DescribeConfigs v3+ with
+	// IncludeDocumentation); nil where kzadmin has none.
+	doc *string
 }
 
 // topicConfigEntries lists every topic config with its effective value,
@@ -47,7 +50,7 @@ func topicConfigEntries(overrides, brokerDefaults map[string]string) []configEnt
 	defs := zkadmin.TopicConfigDefs()
 	out := make([]configEntry, 0, len(defs))
 	for _, d := range defs {
-		e := configEntry{name: d.Name, typ: configType(d.Type)}
+		e := configEntry{name: d.Name, typ: configType(d.Type), doc: strp(d.Doc())}
 		if v, ok := overrides[d.Name]; ok {
 			e.synonyms = append(e.synonyms, synonym(d.Name, d.Canonical(v), sourceTopic))
 		}

@@ -296,3 +296,34 @@ func TestDescribeConfigsUnknownResourceTypeEveryVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribeConfigsDocumentation: with IncludeDocumentation (v3+) each
+// topic config carries kzadmin's documentation of it; without the flag,
+// or before v3, it is null, and broker configs have none.
+func TestDescribeConfigsDocumentation(t *testing.T) {
+	f := newFixture(t, hcfgDescribeView())
+	f.admin.configs["brokers/<default>"] = map[string]string{"max.partitions": "10"}
+	for _, tc := range []struct {
+		version int16
+		docs    bool
+		want    bool
+	}{{2, true, false}, {3, true, true}, {4, true, true}, {4, false, false}} {
+		req := dcReq(tc.version, false, dcRes(topicRes, "foo"), dcRes(brokerRes, ""))
+		req.IncludeDocumentation = tc.docs
+		got := f.call(req).(*kmsg.DescribeConfigsResponse)
+		if len(got.Resources) != 2 || len(got.Resources[0].Configs) == 0 || len(got.Resources[1].Configs) == 0 {
+			t.Fatalf("v%d: %+v", tc.version, got.Resources)
+		}
+		for _, c := range got.Resources[0].Configs {
+			d, _ := zkadmin.LookupTopicConfig(c.Name)
+			if tc.want && ptr(c.Documentation) != d.Doc() || !tc.want && c.Documentation != nil {
+				t.Errorf("v%d docs=%v: topic config %s documented %q", tc.version, tc.docs, c.Name, ptr(c.Documentation))
+			}
+		}
+		for _, c := range got.Resources[1].Configs {
+			if c.Documentation != nil {
+				t.Errorf("v%d: broker config %s documented %q", tc.version, c.Name, *c.Documentation)
+			}
+		}
+	}
+}

@@ -37,7 +37,7 @@ var allowlist = map[string]string{
 	"describe-cluster/*: Brokers[3000]": "DescribeCluster: as Metadata, the controller lists itself among the brokers",
 
 	// README, Describe/Alter/IncrementalAlterConfigs (32/33/44).
-	"describe-configs/v4-topic-documentation: Resources[dc-topic].Configs[retention.ms].Documentation": "DescribeConfigs: documentation is never filled in (include_documentation)",
+	"describe-configs/v4-topic-documentation: Resources[dc-topic].Configs[retention.ms].Documentation": "DescribeConfigs: a topic config's documentation is kzadmin's own text, not Kafka's",
 	"describe-configs/v4-own-broker: Resources[<controller>].Configs":                                  "DescribeConfigs of the controller's own id lists only its dynamic per-node configs",
 	// Kafka 3.9 throws building the answer (two entries for one key in
 	// AlterConfigsResponse.errors) and never answers.

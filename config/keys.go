@@ -42,6 +42,12 @@ func Keys() []KeyInfo {
 	return out
 }
 
+// KeyDoc returns the documentation of a key Config knows.
+func KeyDoc(name string) (string, bool) {
+	s, ok := lookupSpec(name)
+	return s.doc, ok
+}
+
 // apply parses raw into c and checks it, returning the reason it is refused
 // or "".
 func (s keySpec) apply(c *Config, raw string) string {

@@ -27,9 +27,10 @@ package handler
 //
 // Version notes: v0's IsDefault is always false, as from Kafka 3.x. v1+
 // Source and synonyms (only with IncludeSynonyms). v3+ ConfigType, and
-// with IncludeDocumentation each topic config's documentation, which
-// kzadmin writes in its own words (zkadmin.TopicConfigDef.Doc); a broker
-// config's stays null. v4+ flexible.
+// with IncludeDocumentation each config's documentation, which kzadmin
+// writes in its own words: a topic config's (zkadmin.TopicConfigDef.Doc),
+// kzadmin's own broker keys' (config.KeyDoc) and a broker synonym's (its
+// topic config's); any other broker config's stays null. v4+ flexible.
 
 import (
 	"context"
@@ -151,7 +152,7 @@ func (h *Handlers) brokerEntries(ctx context.Context, entity string) ([]configEn
 		keys[k] = true
 	}
 	for _, k := range sortedNames(keys) {
-		e := configEntry{name: k, typ: brokerConfigType(k)}
+		e := configEntry{name: k, typ: brokerConfigType(k), doc: brokerConfigDoc(k)}
 		if v, ok := own[k]; ok {
 			e.synonyms = append(e.synonyms, synonym(k, v, sourceDynamicBroker))
 		}
@@ -189,6 +190,21 @@ func brokerConfigType(k string) int8 {
 		}
 	}
 	return 0
+}
+
+// brokerConfigDoc is the documentation of a dynamic broker config, where
+// kzadmin has one: its own keys' (config.KeyDoc), and the topic config a
+// broker synonym is the cluster-wide default of; nil for the others.
+func brokerConfigDoc(k string) *string {
+	if doc, ok := config.KeyDoc(k); ok && doc != "" {
+		return &doc
+	}
+	for _, d := range zkadmin.TopicConfigDefs() {
+		if d.BrokerSynonym == k {
+			return strp("The cluster-wide default of the topic config " + d.Name + ". " + d.Doc())
+		}
+	}
+	return nil
 }
 
 // isSensitive reports the broker configs Kafka never shows the value of.

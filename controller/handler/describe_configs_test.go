@@ -9,6 +9,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
@@ -298,11 +299,22 @@ func TestDescribeConfigsUnknownResourceTypeEveryVersion(t *testing.T) {
 }
 
 // TestDescribeConfigsDocumentation: with IncludeDocumentation (v3+) each
-// topic config carries kzadmin's documentation of it; without the flag,
-// or before v3, it is null, and broker configs have none.
+// topic config carries kzadmin's documentation of it, and so do the
+// broker configs kzadmin knows (its own keys, and the broker synonyms of
+// topic configs); other broker configs have none. Without the flag, or
+// before v3, every documentation is null.
 func TestDescribeConfigsDocumentation(t *testing.T) {
 	f := newFixture(t, hcfgDescribeView())
-	f.admin.configs["brokers/<default>"] = map[string]string{"max.partitions": "10"}
+	f.admin.configs["brokers/<default>"] = map[string]string{"max.partitions": "10", "log.segment.bytes": "2000",
+		"log.cleaner.threads": "2"}
+	maxPartitionsDoc, _ := config.KeyDoc("max.partitions")
+	if maxPartitionsDoc == "" {
+		t.Fatal("max.partitions has no documentation")
+	}
+	segmentBytes, _ := zkadmin.LookupTopicConfig("segment.bytes")
+	brokerDocs := map[string]string{"max.partitions": maxPartitionsDoc,
+		"log.segment.bytes":   "The cluster-wide default of the topic config segment.bytes. " + segmentBytes.Doc(),
+		"log.cleaner.threads": ""}
 	for _, tc := range []struct {
 		version int16
 		docs    bool
@@ -320,9 +332,14 @@ func TestDescribeConfigsDocumentation(t *testing.T) {
 				t.Errorf("v%d docs=%v: topic config %s documented %q", tc.version, tc.docs, c.Name, ptr(c.Documentation))
 			}
 		}
+		if len(got.Resources[1].Configs) != len(brokerDocs) {
+			t.Errorf("v%d: broker configs %+v", tc.version, got.Resources[1].Configs)
+		}
 		for _, c := range got.Resources[1].Configs {
-			if c.Documentation != nil {
-				t.Errorf("v%d: broker config %s documented %q", tc.version, c.Name, *c.Documentation)
+			want, known := brokerDocs[c.Name]
+			if !known || !tc.want && c.Documentation != nil || tc.want && want == "" && c.Documentation != nil ||
+				tc.want && want != "" && ptr(c.Documentation) != want {
+				t.Errorf("v%d docs=%v: broker config %s documented %q, want %q", tc.version, tc.docs, c.Name, ptr(c.Documentation), want)
 			}
 		}
 	}

@@ -13,12 +13,17 @@ import (
 // everywhere. Plus KRaft's rule, which kzadmin follows in ZooKeeper mode
 // too (design brief §3): every replica must be a registered broker, since
 // Kafka's ZK controller would otherwise leave such a partition leaderless.
-func validateAssignment(c *Cluster, topic string, asg [][]int32, first, rf int) error {
+// ids, when not nil, are the partitions' ids as the request numbered them
+// (CreateTopicRequest.AssignmentIDs), which the messages name.
+func validateAssignment(c *Cluster, topic string, asg [][]int32, ids []int32, first, rf int) error {
 	if len(asg) == 0 {
 		return adminErr(KindInvalidReplicaAssignment, topic, "The replica assignment for topic '%s' lists no partitions.", topic)
 	}
 	for i, replicas := range asg {
 		p := first + i
+		if ids != nil {
+			p = int(ids[i])
+		}
 		if err := checkReplicaList(topic, p, replicas, first > 0); err != nil {
 			return err
 		}
@@ -114,4 +119,15 @@ func joinIDsComma(ids []int32) string {
 		s[i] = fmt.Sprint(id)
 	}
 	return strings.Join(s, ", ")
+}
+
+// consecutiveFromZero reports whether ascending ids are 0..n-1 (nil is:
+// the lists are numbered by their place).
+func consecutiveFromZero(ids []int32) bool {
+	for i, id := range ids {
+		if id != int32(i) {
+			return false
+		}
+	}
+	return true
 }

@@ -22,6 +22,12 @@ type CreateTopicRequest struct {
 	Partitions        int32
 	ReplicationFactor int16
 	Assignment        [][]int32
+	// AssignmentIDs, when not nil, number Assignment's lists (ascending,
+	// each id once) as a CreateTopics request numbers its own, and must
+	// come out as 0..n-1: planNewTopic checks that after the lists
+	// themselves, where Kafka does, so that a request failing both gets
+	// Kafka's answer. nil: list i is partition i.
+	AssignmentIDs []int32
 	// Config holds the topic's config overrides, validated against Kafka
 	// 3.9's topic configs.
 	Config map[string]string
@@ -75,6 +81,10 @@ func checkCreateRequest(req CreateTopicRequest) error {
 	if name == znodes.ClusterMetadataTopic {
 		return adminErr(KindInvalidRequest, name, "Creation of internal topic %s is prohibited.", name)
 	}
+	if req.AssignmentIDs != nil && len(req.AssignmentIDs) != len(req.Assignment) {
+		return adminErr(KindInvalidRequest, name, "create topic %s: %d partition ids for %d replica lists",
+			name, len(req.AssignmentIDs), len(req.Assignment))
+	}
 	if req.Assignment != nil && (req.Partitions > 0 || req.ReplicationFactor > 0) {
 		return adminErr(KindInvalidRequest, name, "Both numPartitions or replicationFactor and replicasAssignments "+
 			"were set. Both cannot be used at the same time.")
@@ -109,8 +119,12 @@ func (a *Admin) planNewTopic(c *Cluster, req CreateTopicRequest, limits placemen
 		return nil, false, err
 	}
 	if req.Assignment != nil {
-		if err := validateAssignment(c, name, req.Assignment, 0, 0); err != nil {
+		if err := validateAssignment(c, name, req.Assignment, req.AssignmentIDs, 0, 0); err != nil {
 			return nil, false, err
+		}
+		if !consecutiveFromZero(req.AssignmentIDs) {
+			return nil, true, adminErr(KindInvalidReplicaAssignment, name,
+				"partitions should be a consecutive 0-based integer sequence")
 		}
 		asg = req.Assignment
 	}

@@ -136,6 +136,25 @@ func TestCreateTopicRefusals(t *testing.T) {
 		{"rf differs", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{1, 2}, {3}}}, KindInvalidReplicaAssignment, 39, "same number of replicas"},
 		{"unknown broker", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{1, 7}}}, KindInvalidReplicaAssignment, 39, "includes broker 7, but no such broker is registered"},
 		{"no partitions", CreateTopicRequest{Topic: "t", Assignment: [][]int32{}}, KindInvalidReplicaAssignment, 39, "lists no partitions"},
+		// Partition ids as a wire request numbers them: checked after the
+		// topic's state and the lists, where Kafka checks them; messages
+		// name the ids given.
+		{"ids gap", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{1}, {2}}, AssignmentIDs: []int32{0, 2}},
+			KindInvalidReplicaAssignment, 39, "partitions should be a consecutive 0-based integer sequence"},
+		{"ids negative", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{1}, {2}}, AssignmentIDs: []int32{-1, 0}},
+			KindInvalidReplicaAssignment, 39, "partitions should be a consecutive 0-based integer sequence"},
+		{"ids gap, marked", CreateTopicRequest{Topic: "doomed", Assignment: [][]int32{{1}}, AssignmentIDs: []int32{3}},
+			KindMarkedForDeletion, 36, "Topic 'doomed' is marked for deletion."},
+		{"ids gap, collision", CreateTopicRequest{Topic: "a_b", Assignment: [][]int32{{1}}, AssignmentIDs: []int32{3}},
+			KindInvalidTopic, 17, "collides with existing topics"},
+		{"ids gap, duplicate", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{1}, {2, 2}}, AssignmentIDs: []int32{0, 5}},
+			KindInvalidReplicaAssignment, 39, "Duplicate replica assignment found for partition 5 of topic 't'"},
+		{"ids gap, empty list", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{}}, AssignmentIDs: []int32{4}},
+			KindInvalidReplicaAssignment, 39, "(topic 't', partition 4)"},
+		{"ids gap, bad config", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{1}}, AssignmentIDs: []int32{1},
+			Config: map[string]string{"retention.ms": "soon"}}, KindInvalidReplicaAssignment, 39, "consecutive 0-based"},
+		{"ids count", CreateTopicRequest{Topic: "t", Assignment: [][]int32{{1}}, AssignmentIDs: []int32{0, 1}},
+			KindInvalidRequest, 42, "2 partition ids for 1 replica lists"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -296,5 +315,19 @@ func TestCreateTopicCheckOrder(t *testing.T) {
 			_, err := a.CreateTopic(e.ctx, c.req)
 			wantKind(t, err, c.want)
 		})
+	}
+}
+
+// TestCreateTopicNumberedAssignment: lists numbered 0..n-1 by
+// AssignmentIDs are created as if unnumbered.
+func TestCreateTopicNumberedAssignment(t *testing.T) {
+	e := newAdminEnv(t, []string{"", "", ""}, nil)
+	res, err := e.admin.CreateTopic(e.ctx, CreateTopicRequest{Topic: "numbered",
+		Assignment: [][]int32{{2, 1}, {3, 2}}, AssignmentIDs: []int32{0, 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Assignment) != 2 || res.Assignment[1][0] != 3 {
+		t.Errorf("assignment %v", res.Assignment)
 	}
 }

@@ -133,7 +133,7 @@ func (a *Admin) placeAdded(c *Cluster, req AddPartitionsRequest, existing [][]in
 			return nil, adminErr(KindInvalidReplicaAssignment, name,
 				"Increasing the number of partitions by %d but %d assignments provided.", count, len(req.Assignment))
 		}
-		if err := validateAssignment(c, name, req.Assignment, len(existing), rf); err != nil {
+		if err := validateAssignment(c, name, req.Assignment, nil, len(existing), rf); err != nil {
 			return nil, err
 		}
 		if err := limits.CheckNewPartitions(req.Assignment); err != nil {

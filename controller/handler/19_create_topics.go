@@ -24,7 +24,9 @@ package handler
 //     the assignment wins and the counts are ignored, as seed 000 says;
 //     Kafka 2.x+ answers INVALID_REQUEST there, which no client relies on
 //     (sarama sends both). Assignment partition ids must be exactly
-//     0..n-1 (a repeated id overwrites the earlier one, as in Kafka).
+//     0..n-1 (a repeated id overwrites the earlier one, as in Kafka);
+//     the Admin checks that after the replica lists (step 8), as Kafka's
+//     validateTopicCreate does.
 //     Without an assignment, -1 takes num.partitions and
 //     default.replication.factor at every version (KafkaJS sends -1 at
 //     v0-3); 0 and other negatives are INVALID_PARTITIONS /
@@ -35,7 +37,8 @@ package handler
 //     as the earlier ones leave them): name, deletion marker,
 //     existence in ZooKeeper, collisions, placement (rack-aware; manual
 //     assignments naming unregistered brokers are INVALID_REPLICA_ASSIGNMENT,
-//     as in KRaft), configs, and the partition limits, all before anything
+//     as in KRaft, and their partition ids are checked after their lists),
+//     configs, and the partition limits, all before anything
 //     is written. validateOnly writes nothing.
 //
 // Timeout: validateOnly, or nothing created, answers at once. timeout <= 0
@@ -57,6 +60,8 @@ package handler
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -243,16 +248,8 @@ func (h *Handlers) precheckTopic(v *View, t *kmsg.CreateTopicsRequestTopic) (e a
 			"Null value not supported for topic configs: "+strings.Join(nulls, ",")), true
 	}
 	if len(t.ReplicaAssignment) > 0 {
-		// Kafka checks the name before the partition ids
-		// (validateTopicCreate); the Admin, which checks it for every
-		// other entry, cannot take ids that are not 0..n-1.
-		if err := znodes.ValidateTopicName(name); err != nil {
-			return newAPIError(kerr.InvalidTopicException.Code, err.Error()), true
-		}
-		if _, ok := assignmentLists(t.ReplicaAssignment); !ok {
-			return newAPIError(kerr.InvalidReplicaAssignment.Code,
-				"partitions should be a consecutive 0-based integer sequence"), true
-		}
+		// The Admin checks the rest, the partition ids last
+		// (zkadmin.CreateTopicRequest.AssignmentIDs).
 		return errNone, false
 	}
 	switch {
@@ -275,32 +272,36 @@ func nullConfigs(cfgs []kmsg.CreateTopicsRequestTopicConfig) []string {
 	return out
 }
 
-// assignmentLists turns the request's assignment into replica lists by
-// partition id; ok is false unless the ids are exactly 0..n-1. A repeated
-// id overwrites the earlier one.
-func assignmentLists(asg []kmsg.CreateTopicsRequestTopicReplicaAssignment) ([][]int32, bool) {
+// assignmentLists turns the request's assignment into replica lists in
+// ascending partition id, with the ids when they are not exactly 0..n-1
+// (the Admin refuses those after checking the lists, where Kafka does).
+// A repeated id overwrites the earlier one, as in Kafka's map.
+func assignmentLists(asg []kmsg.CreateTopicsRequestTopicReplicaAssignment) (lists [][]int32, ids []int32) {
 	byID := make(map[int32][]int32, len(asg))
 	for _, a := range asg {
 		byID[a.Partition] = a.Replicas
 	}
-	out := make([][]int32, len(byID))
-	for p, replicas := range byID {
-		if p < 0 || int(p) >= len(out) {
-			return nil, false
-		}
-		out[p] = replicas
-		if out[p] == nil {
-			out[p] = []int32{}
+	ids = slices.Sorted(maps.Keys(byID))
+	lists = make([][]int32, len(ids))
+	for i, id := range ids {
+		lists[i] = byID[id]
+		if lists[i] == nil {
+			lists[i] = []int32{}
 		}
 	}
-	return out, true
+	for i, id := range ids {
+		if id != int32(i) {
+			return lists, ids
+		}
+	}
+	return lists, nil
 }
 
 // createRequest builds Admin's request; an assignment wins over counts.
 func createRequest(t *kmsg.CreateTopicsRequestTopic, dryRun bool) zkadmin.CreateTopicRequest {
 	req := zkadmin.CreateTopicRequest{Topic: t.Topic, DryRun: dryRun}
 	if len(t.ReplicaAssignment) > 0 {
-		req.Assignment, _ = assignmentLists(t.ReplicaAssignment)
+		req.Assignment, req.AssignmentIDs = assignmentLists(t.ReplicaAssignment)
 	} else {
 		req.Partitions, req.ReplicationFactor = t.NumPartitions, t.ReplicationFactor
 	}

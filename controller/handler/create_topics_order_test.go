@@ -27,8 +27,9 @@ type hcrtCTCase struct {
 func TestCreateTopicsProcessingOrderRealAdmin(t *testing.T) {
 	env := hcrtNewEnv(t)
 	env.create(ctTopic{name: "a.b", parts: 1, rf: 1}, ctTopic{name: "taken", parts: 1, rf: 1},
-		ctTopic{name: "doomed", parts: 1, rf: 1})
+		ctTopic{name: "doomed", parts: 1, rf: 1}, ctTopic{name: "c.d", parts: 1, rf: 1}, ctTopic{name: "doomed2", parts: 1, rf: 1})
 	env.markForDeletion("doomed")
+	env.markForDeletion("doomed2")
 	env.watched.waits.Store(0) // the setup waited for its topics
 	null := map[string]*string{"retention.ms": nil}
 	cases := []hcrtCTCase{
@@ -61,6 +62,21 @@ func TestCreateTopicsProcessingOrderRealAdmin(t *testing.T) {
 		// placement of the counts.
 		{ctTopic{name: "bad/gap", parts: -1, rf: -1, asg: map[int32][]int32{0: {1}, 2: {2}}}, 17, sp(nameErr("bad/gap"))},
 		{ctTopic{name: "bad/toomany", parts: 1, rf: 4}, 38, sp("Replication factor: 4 larger than available brokers: 3.")},
+		// The partition ids come after the topic's state in the cluster
+		// and after the replica lists themselves, as in Kafka's
+		// validateTopicCreate.
+		{ctTopic{name: "doomed2", parts: -1, rf: -1, asg: map[int32][]int32{0: {1}, 2: {2}}}, 36,
+			sp("Topic 'doomed2' is marked for deletion.")},
+		{ctTopic{name: "c_d", parts: -1, rf: -1, asg: map[int32][]int32{1: {1}}}, 17,
+			sp("Topic 'c_d' collides with existing topics: c.d")},
+		{ctTopic{name: "gapunequal", parts: -1, rf: -1, asg: map[int32][]int32{0: {1, 2}, 2: {1}}}, 39,
+			sp("All partitions should have the same number of replicas")},
+		{ctTopic{name: "gapdup", parts: -1, rf: -1, asg: map[int32][]int32{0: {1, 2}, 3: {2, 2}}}, 39,
+			sp("Duplicate replica assignment found for partition 3 of topic 'gapdup': broker 2 appears twice in [2,2].")},
+		{ctTopic{name: "gapghost", parts: -1, rf: -1, asg: map[int32][]int32{1: {9}}}, 39,
+			sp("The manual partition assignment includes broker 9, but no such broker is registered.")},
+		{ctTopic{name: "negative", parts: -1, rf: -1, asg: map[int32][]int32{-1: {1}, 0: {2}}}, 39,
+			sp("partitions should be a consecutive 0-based integer sequence")},
 	}
 	var topics []ctTopic
 	want := ctResp()
@@ -79,7 +95,8 @@ func TestCreateTopicsProcessingOrderRealAdmin(t *testing.T) {
 	if n := env.watched.waits.Load(); n != 0 {
 		t.Errorf("the handler waited %d times for requests that created nothing", n)
 	}
-	for _, name := range []string{"bad name", "nullcfg", "toomany", "unequal", "gap", "unknowncfg", "ghost", "a_b"} {
+	for _, name := range []string{"bad name", "nullcfg", "toomany", "unequal", "gap", "unknowncfg", "ghost", "a_b",
+		"gapunequal", "gapdup", "gapghost", "negative", "c_d"} {
 		if got := env.partitions(name); got != "<missing>" {
 			t.Errorf("%s was written: %s", name, got)
 		}

@@ -73,6 +73,8 @@ func TestCreateTopicsBatch(t *testing.T) {
 	limitMsg := "WILL_EXCEED_PARTITION_LIMITS: creating topic 'limited' with 1 partitions: max.partitions=1 reached"
 	f := newFixture(t, withTopics(baseView(), onlineTopic("foo", 1, []int32{1})))
 	f.admin.errs["limited"] = &zkadmin.AdminError{Kind: zkadmin.KindPartitionLimit, Code: 44, Message: limitMsg}
+	gapMsg := "partitions should be a consecutive 0-based integer sequence"
+	f.admin.errs["gap"] = &zkadmin.AdminError{Kind: zkadmin.KindInvalidReplicaAssignment, Code: 39, Message: gapMsg}
 	req := ctReq(4, 0, false,
 		ctTopic{name: "foo", parts: 1, rf: 1},
 		ctTopic{name: "__cluster_metadata", parts: 1, rf: 1},
@@ -93,8 +95,8 @@ func TestCreateTopicsBatch(t *testing.T) {
 		ctResult("bad name", 37, sp("Number of partitions must be larger than 0.")),
 		ctResult("rf0", 38, sp("Replication factor must be larger than 0.")),
 		ctResult("nullcfg", 40, sp("Null value not supported for topic configs: retention.ms")),
-		ctResult("gap", 39, sp("partitions should be a consecutive 0-based integer sequence")),
-		ctResult("defaults", 7, nil), // timeout 0: created, but not waited for
+		ctResult("gap", 39, sp(gapMsg)), // by the Admin, after the lists
+		ctResult("defaults", 7, nil),    // timeout 0: created, but not waited for
 		ctResult("both", 7, nil),
 		ctResult("toomany", 38, sp("Replication factor: 4 larger than available brokers: 3.")),
 		ctResult("deadbroker", 39, sp("The manual partition assignment includes broker 9, but no such broker is registered.")),
@@ -110,8 +112,11 @@ func TestCreateTopicsBatch(t *testing.T) {
 	if c := byName["both"]; c.Partitions != 0 || c.ReplicationFactor != 0 || len(c.Assignment) != 1 {
 		t.Errorf("both sent as %+v, want the assignment alone", c)
 	}
-	if len(f.admin.creates) != 5 {
-		t.Errorf("Admin saw %d creations, want 5 (the rest fail before)", len(f.admin.creates))
+	if c := byName["gap"]; !slices.Equal(c.AssignmentIDs, []int32{0, 2}) || len(c.Assignment) != 2 {
+		t.Errorf("gap sent as %+v, want its two lists numbered 0 and 2", c)
+	}
+	if len(f.admin.creates) != 6 {
+		t.Errorf("Admin saw %d creations, want 6 (the rest fail before)", len(f.admin.creates))
 	}
 }
 

@@ -26,6 +26,8 @@ var allowlist = map[string]string{
 
 	"create-topics/v4-assign-duplicate-broker: Topics[ct-a-dupbroker].ErrorMessage": "CreateTopics: the checks of an explicit assignment use KRaft's messages, " +
 		"which name the partition and the broker",
+	"create-topics/v4-assign-gap-after-checks: Topics[ct-a-gapdup].ErrorMessage": "CreateTopics: the checks of an explicit assignment use KRaft's messages, " +
+		"which name the partition and the broker",
 
 	"create-topics-configs/v5-validate-only-nan: Topics[ctc-nan].*": "Describe/Alter/IncrementalAlterConfigs: a DOUBLE config of NaN is refused, " +
 		"where Kafka's range check lets it through",

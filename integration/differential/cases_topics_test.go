@@ -47,6 +47,12 @@ func createTopicsCase() testCase {
 		{name: "v4-assign-duplicate-broker", req: createTopics(4, 30000, false, assigned("ct-a-dupbroker", []int32{1, 1}))},
 		{name: "v4-assign-inconsistent-rf", req: createTopics(4, 30000, false, assigned("ct-a-rf", []int32{1, 2}, []int32{1}))},
 		{name: "v4-assign-gap", req: createTopics(4, 30000, false, assignedAt("ct-a-gap", part(0, 1), part(2, 2)))},
+		// The partition ids are checked after the name's collisions and
+		// the replica lists, as Kafka's validateTopicCreate does.
+		{name: "v4-assign-gap-after-checks", req: createTopics(4, 30000, false,
+			assignedAt("ct_coll", part(0, 1), part(2, 2)),
+			assignedAt("ct-a-gaprf", part(0, 1, 2), part(2, 2)),
+			assignedAt("ct-a-gapdup", part(0, 1, 2), part(3, 2, 2)))},
 		{name: "v4-assign-and-counts", req: createTopics(4, 30000, false, withCounts(assigned("ct-a-counts", []int32{1}), 1, -1))},
 		{name: "v4-validate-only", req: createTopics(4, 30000, true,
 			newTopic("ct-vo-ok", 2, 2), newTopic("ct-vo-bad", 1, 4), newTopic("ct-valid", 1, 1))},

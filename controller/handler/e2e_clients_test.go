@@ -208,10 +208,15 @@ func saramaAlter(t *testing.T, e *e2e, adm sarama.ClusterAdmin) {
 	if c := e.zkConfig(znodes.EntityTopics, "s1"); c["retention.ms"] != "5" {
 		t.Errorf("s1 config in ZooKeeper: %v", c)
 	}
-	entries, err := adm.DescribeConfig(sarama.ConfigResource{Type: sarama.TopicResource, Name: "s1"})
+	described, err := adm.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: "s1"}},
+		sarama.DescribeConfigsOptions{IncludeSynonyms: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(described) != 1 || described[0].ErrorCode != sarama.ErrNoError {
+		t.Fatalf("DescribeConfigs s1: %+v", described)
+	}
+	entries := described[0].Configs
 	found := false
 	for _, c := range entries {
 		found = found || (c.Name == "retention.ms" && c.Value == "5" && c.Source == sarama.SourceTopic)

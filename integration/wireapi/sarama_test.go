@@ -172,11 +172,15 @@ func saramaCreatePartitions(t *testing.T, ctx context.Context, c *cluster, adm s
 }
 
 func saramaConfigs(t *testing.T, ctx context.Context, c *cluster, adm sarama.ClusterAdmin) {
-	res := sarama.ConfigResource{Type: sarama.TopicResource, Name: "sarama-a"}
-	entries, err := adm.DescribeConfig(res)
+	described, err := adm.DescribeConfigs([]*sarama.ConfigResource{{Type: sarama.TopicResource, Name: "sarama-a"}},
+		sarama.DescribeConfigsOptions{IncludeSynonyms: true})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(described) != 1 || described[0].ErrorCode != sarama.ErrNoError {
+		t.Fatalf("DescribeConfigs sarama-a: %+v", described)
+	}
+	entries := described[0].Configs
 	if !saramaHas(entries, "retention.ms", "120000", sarama.SourceTopic) {
 		t.Errorf("DescribeConfig sarama-a lacks retention.ms=120000 (topic): %d entries", len(entries))
 	}

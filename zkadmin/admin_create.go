@@ -95,7 +95,8 @@ func checkCreateRequest(req CreateTopicRequest) error {
 // planNewTopic checks a topic and places it, in Kafka's order (its
 // createTopics, then AdminZkClient.validateTopicCreate): the placement of
 // partition and replica counts, the name, its state in the cluster and
-// its collisions, an explicit assignment, the configs. The partition
+// its collisions, an explicit assignment and its partition ids, the
+// configs. The partition
 // limits, which Kafka does not have, come last, so that a topic refused
 // for them is one that would otherwise have been created. plannedNames and
 // planned are as validateNewTopic takes them. anyRead reports a refusal
@@ -123,7 +124,9 @@ func (a *Admin) planNewTopic(c *Cluster, req CreateTopicRequest, limits placemen
 			return nil, false, err
 		}
 		if !consecutiveFromZero(req.AssignmentIDs) {
-			return nil, true, adminErr(KindInvalidReplicaAssignment, name,
+			// Not a refusal on any read: the checks before it read the
+			// cluster.
+			return nil, false, adminErr(KindInvalidReplicaAssignment, name,
 				"partitions should be a consecutive 0-based integer sequence")
 		}
 		asg = req.Assignment

@@ -96,10 +96,10 @@ func checkCreateRequest(req CreateTopicRequest) error {
 // createTopics, then AdminZkClient.validateTopicCreate): the placement of
 // partition and replica counts, the name, its state in the cluster and
 // its collisions, an explicit assignment and its partition ids, the
-// configs. The partition
-// limits, which Kafka does not have, come last, so that a topic refused
-// for them is one that would otherwise have been created. plannedNames and
-// planned are as validateNewTopic takes them. anyRead reports a refusal
+// configs. The partition limits, which Kafka does not have, come last, so
+// that a topic refused for them is one that would otherwise have been
+// created. plannedNames and planned are as validateNewTopic takes them.
+// anyRead reports a refusal
 // that no state of the cluster would lift (the name, the configs).
 func (a *Admin) planNewTopic(c *Cluster, req CreateTopicRequest, limits placement.Limits, plannedNames []string,
 	planned map[string]bool) (asg [][]int32, anyRead bool, err error) {

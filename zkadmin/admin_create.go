@@ -99,8 +99,8 @@ func checkCreateRequest(req CreateTopicRequest) error {
 // configs. The partition limits, which Kafka does not have, come last, so
 // that a topic refused for them is one that would otherwise have been
 // created. plannedNames and planned are as validateNewTopic takes them.
-// anyRead reports a refusal
-// that no state of the cluster would lift (the name, the configs).
+// anyRead reports a refusal that no state of the cluster would lift (the
+// name, the configs).
 func (a *Admin) planNewTopic(c *Cluster, req CreateTopicRequest, limits placement.Limits, plannedNames []string,
 	planned map[string]bool) (asg [][]int32, anyRead bool, err error) {
 	name := req.Topic

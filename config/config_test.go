@@ -326,3 +326,48 @@ func TestUncleanRecoveryStrategy(t *testing.T) {
 		}
 	}
 }
+
+// TestSettingsSourcesAndSecrets: Settings reports each key's value and
+// default, static when given (by the layer that set it, or by a value
+// other than the default), and marks the secrets.
+func TestSettingsSourcesAndSecrets(t *testing.T) {
+	c := Default()
+	c.NumPartitions = 6
+	c.Props = map[string]string{"ssl.key.password": "s3cret"}
+	byName := func(ss []Setting) map[string]Setting {
+		m := map[string]Setting{}
+		for _, s := range ss {
+			m[s.Name] = s
+		}
+		return m
+	}
+	got := byName(c.Settings(nil))
+	if s := got["num.partitions"]; s.Value != "6" || s.Default != "1" || !s.Static {
+		t.Errorf("num.partitions: %+v", s)
+	}
+	if s := got["default.replication.factor"]; s.Static || s.Value != s.Default {
+		t.Errorf("default.replication.factor: %+v", s)
+	}
+	if s := got["ssl.key.password"]; !s.Sensitive || !s.Static || s.Value != "s3cret" {
+		t.Errorf("ssl.key.password: %+v", s)
+	}
+	if s := got["zookeeper.connect"]; s.Sensitive || s.Dynamic {
+		t.Errorf("zookeeper.connect: %+v", s)
+	}
+	if s := got["max.partitions"]; !s.Dynamic {
+		t.Errorf("max.partitions: %+v", s)
+	}
+	// A key set to its default in a file is static all the same.
+	got = byName(c.Settings(map[string]Source{"default.replication.factor": SourceFile}))
+	if s := got["default.replication.factor"]; !s.Static {
+		t.Errorf("default.replication.factor from a file: %+v", s)
+	}
+	// A value other than the default was given somehow, whatever sources
+	// says (kzadmind's dev mode sets some itself).
+	if s := got["num.partitions"]; !s.Static {
+		t.Errorf("num.partitions with no source: %+v", s)
+	}
+	if len(got) != len(Keys()) {
+		t.Errorf("%d settings for %d keys", len(got), len(Keys()))
+	}
+}

@@ -154,6 +154,7 @@ func listenerKeys() []keySpec {
 func topicKeys() []keySpec {
 	codes := keySpec{
 		name: "partition.limits.error.code",
+		typ:  "SHORT",
 		doc:  "Error code for requests over a partition limit: 44 (POLICY_VIOLATION) or 88 (the seed's WILL_EXCEED_PARTITION_LIMITS).",
 		get:  func(c Config) string { return formatInt(int64(c.PartitionLimitsErrorCode)) },
 		set: func(c *Config, s string) error {

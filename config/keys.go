@@ -13,6 +13,9 @@ type keySpec struct {
 	dynamic bool
 	// prop marks a security key held as given in Config.Props.
 	prop bool
+	// typ is the key's Kafka ConfigDef type ("INT", "BOOLEAN", ...); ""
+	// is STRING.
+	typ string
 	// get renders the key's value in c the way a properties file spells it.
 	get func(c Config) string
 	// set parses s into c. Its error is the reason only ("must be ...").
@@ -72,7 +75,7 @@ func lookupSpec(name string) (keySpec, bool) {
 
 func boolKey(name, doc string, dynamic bool, field func(*Config) *bool) keySpec {
 	return keySpec{
-		name: name, doc: doc, dynamic: dynamic,
+		name: name, doc: doc, dynamic: dynamic, typ: "BOOLEAN",
 		get: func(c Config) string {
 			if *field(&c) {
 				return "true"
@@ -89,7 +92,7 @@ func boolKey(name, doc string, dynamic bool, field func(*Config) *bool) keySpec 
 
 func int32Key(name, doc string, dynamic bool, min, max int64, field func(*Config) *int32) keySpec {
 	return keySpec{
-		name: name, doc: doc, dynamic: dynamic,
+		name: name, doc: doc, dynamic: dynamic, typ: "INT",
 		get: func(c Config) string { return formatInt(int64(*field(&c))) },
 		set: func(c *Config, s string) error {
 			n, err := parseInt(s, 32)
@@ -113,12 +116,12 @@ func int32Key(name, doc string, dynamic bool, min, max int64, field func(*Config
 // the Duration cannot overflow).
 func durationKey(name, doc string, dynamic bool, unit time.Duration, bits int, min int64,
 	field func(*Config) *time.Duration) keySpec {
-	max := int64(math.MaxInt32)
+	max, typ := int64(math.MaxInt32), "INT"
 	if bits == 64 {
-		max = math.MaxInt64 / int64(unit)
+		max, typ = math.MaxInt64/int64(unit), "LONG"
 	}
 	return keySpec{
-		name: name, doc: doc, dynamic: dynamic,
+		name: name, doc: doc, dynamic: dynamic, typ: typ,
 		get: func(c Config) string { return formatDuration(*field(&c), unit) },
 		set: func(c *Config, s string) error {
 			n, err := parseInt(s, bits)

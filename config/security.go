@@ -75,7 +75,7 @@ func withProp(props map[string]string, key, v string) map[string]string {
 // set, gets the trimmed value and returns the reason it is refused.
 func propKey(name, doc string, check func(v string) string) keySpec {
 	s := keySpec{
-		name: name, doc: doc, prop: true,
+		name: name, doc: doc, prop: true, typ: securityKeyType(name),
 		get: func(c Config) string { return c.Props[name] },
 		set: func(c *Config, s string) error {
 			c.Props = withProp(c.Props, name, s)
@@ -153,6 +153,24 @@ func checkPrincipals(v string) string {
 		if typ, name, ok := strings.Cut(p, ":"); !ok || typ == "" || name == "" {
 			return "must be <type>:<name> separated by ';', e.g. User:admin;User:alice"
 		}
+	}
+	return ""
+}
+
+// securityKeyType is the Kafka ConfigDef type of a security key ("" for
+// STRING).
+func securityKeyType(name string) string {
+	switch {
+	case isSensitiveKey(name) || IsKafkaPasswordConfig(name):
+		return "PASSWORD"
+	}
+	switch name {
+	case "ssl.enabled.protocols", "ssl.cipher.suites", "sasl.enabled.mechanisms":
+		return "LIST"
+	case "sasl.server.max.receive.size", "connection.failed.authentication.delay.ms":
+		return "INT"
+	case "allow.everyone.if.no.acl.found":
+		return "BOOLEAN"
 	}
 	return ""
 }

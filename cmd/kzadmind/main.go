@@ -65,7 +65,7 @@ needs no other setting.`,
 			for _, k := range loaded.UnknownEnv {
 				log.Warn().Str("env", k).Msg("ignoring unknown KZADMIN_ variable")
 			}
-			err = run(cmd.Context(), cfg, daemon.Options{DevDir: devDir}, log)
+			err = run(cmd.Context(), cfg, daemon.Options{DevDir: devDir, ConfigSources: loaded.Sources}, log)
 			if errors.Is(err, context.Canceled) {
 				return nil
 			}

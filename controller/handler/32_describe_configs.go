@@ -17,11 +17,15 @@ package handler
 //   - BROKER "" is the cluster-wide dynamic defaults
 //     (/config/brokers/<default>, where max.partitions and
 //     max.broker.partitions live), source DYNAMIC_DEFAULT_BROKER_CONFIG.
-//     BROKER <node.id> is this node's own dynamic configs
+//     BROKER <node.id> is this node's whole configuration, as a Kafka
+//     broker describes its own: its dynamic configs
 //     (/config/brokers/<id>, source DYNAMIC_BROKER_CONFIG) over those
-//     defaults. kzadmin does not report a broker's static configs, which
-//     only the broker knows. Any other name is INVALID_REQUEST with
-//     Kafka's messages, since clients send a broker's resource to it.
+//     defaults, and every key of kzadmind's own configuration, given
+//     (STATIC_BROKER_CONFIG) or left at its default (DEFAULT_CONFIG);
+//     the synonyms list the layers in that order. The keys kzadmind does
+//     not have are not listed (a broker's static configs are the
+//     broker's). Any other name is INVALID_REQUEST with Kafka's messages,
+//     since clients send a broker's resource to it.
 //   - BROKER_LOGGER: INVALID_REQUEST; kzadmin has no Log4j loggers.
 //   - Any other resource type makes the whole request INVALID_REQUEST.
 //
@@ -130,25 +134,33 @@ func (h *Handlers) describeResource(ctx context.Context, v *View, res kmsg.Descr
 	return nil, newAPIError(kerr.InvalidRequest.Code, "kzadmin has no broker loggers to describe")
 }
 
-// brokerEntries lists the dynamic broker configs of an entity: the
-// defaults alone, or this node's own over them.
+// brokerEntries lists the broker configs of an entity: the dynamic
+// defaults alone, or this node's whole configuration (its dynamic
+// configs over those defaults, over its own keys' static values and
+// defaults).
 func (h *Handlers) brokerEntries(ctx context.Context, entity string) ([]configEntry, apiError) {
 	defaults, err := h.brokerDefaults(ctx)
 	if err != nil {
 		return nil, h.errorOf(err)
 	}
 	own := map[string]string{}
+	static := map[string]config.Setting{}
 	if entity != znodes.DefaultEntityName {
 		if own, _, err = h.admin.ReadEntityConfig(ctx, znodes.EntityBrokers, entity); err != nil {
 			return nil, h.errorOf(err)
 		}
+		for _, s := range h.settings {
+			static[s.Name] = s
+		}
 	}
 	var out []configEntry
 	keys := map[string]bool{}
-	for k := range defaults {
-		keys[k] = true
+	for _, m := range []map[string]string{defaults, own} {
+		for k := range m {
+			keys[k] = true
+		}
 	}
-	for k := range own {
+	for k := range static {
 		keys[k] = true
 	}
 	for _, k := range sortedNames(keys) {
@@ -159,8 +171,27 @@ func (h *Handlers) brokerEntries(ctx context.Context, entity string) ([]configEn
 		if v, ok := defaults[k]; ok {
 			e.synonyms = append(e.synonyms, synonym(k, v, sourceDynamicDefault))
 		}
-		e.value, e.source = e.synonyms[0].Value, int8(e.synonyms[0].Source)
-		if isSensitive(k) {
+		s, mine := static[k]
+		if mine && e.typ == 0 {
+			e.typ = kafkaConfigType(s.Type)
+		}
+		if mine {
+			if s.Static {
+				e.synonyms = append(e.synonyms, synonym(k, s.Value, sourceStaticBroker))
+			}
+			if s.Default != "" {
+				e.synonyms = append(e.synonyms, synonym(k, s.Default, sourceDefault))
+			}
+			// kzadmind refuses its static keys at its own id (they are
+			// read at start-up), whatever Kafka's brokers would take.
+			e.readOnly = !config.IsDynamic(k)
+		}
+		if len(e.synonyms) > 0 {
+			e.value, e.source = e.synonyms[0].Value, int8(e.synonyms[0].Source)
+		} else {
+			e.source = sourceDefault // a key of kzadmind's left unset
+		}
+		if isSensitive(k) || (mine && s.Sensitive) || config.IsKafkaPasswordConfig(k) {
 			e.value, e.sensitive = nil, true
 			for i := range e.synonyms {
 				e.synonyms[i].Value = nil
@@ -188,6 +219,32 @@ func brokerConfigType(k string) int8 {
 		if d.BrokerSynonym == k {
 			return configType(d.Type)
 		}
+	}
+	return 0
+}
+
+// kafkaConfigType maps a ConfigDef type's name to its ConfigType code in
+// DescribeConfigs (0 when unknown).
+func kafkaConfigType(name string) int8 {
+	switch name {
+	case "BOOLEAN":
+		return 1
+	case "STRING":
+		return 2
+	case "INT":
+		return 3
+	case "SHORT":
+		return 4
+	case "LONG":
+		return 5
+	case "DOUBLE":
+		return 6
+	case "LIST":
+		return 7
+	case "CLASS":
+		return 8
+	case "PASSWORD":
+		return 9
 	}
 	return 0
 }
@@ -228,6 +285,7 @@ func describeEntries(r *kmsg.DescribeConfigsRequest, names []string, entries []c
 		}
 		c := kmsg.NewDescribeConfigsResponseResourceConfig()
 		c.Name, c.Value, c.Source, c.IsSensitive = e.name, e.value, kmsg.ConfigSource(e.source), e.sensitive
+		c.ReadOnly = e.readOnly
 		c.ConfigType = kmsg.ConfigType(e.typ)
 		if r.Version >= 1 && r.IncludeSynonyms {
 			c.ConfigSynonyms = e.synonyms

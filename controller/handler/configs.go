@@ -18,6 +18,7 @@ const (
 	sourceTopic          int8 = 1
 	sourceDynamicBroker  int8 = 2
 	sourceDynamicDefault int8 = 3
+	sourceStaticBroker   int8 = 4
 	sourceDefault        int8 = 5
 )
 
@@ -30,7 +31,10 @@ type configEntry struct {
 	typ    int8 // Kafka's ConfigType (DescribeConfigs v3+)
 	// sensitive configs are reported with null values.
 	sensitive bool
-	synonyms  []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym
+	// readOnly: a broker config that cannot be changed dynamically
+	// (DescribeConfigs v0's IsReadOnly).
+	readOnly bool
+	synonyms []kmsg.DescribeConfigsResponseResourceConfigConfigSynonym
 	// doc is the documentation (DescribeConfigs v3+ with
 	// IncludeDocumentation); nil where kzadmin has none.
 	doc *string

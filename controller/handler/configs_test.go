@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
@@ -142,12 +143,21 @@ func TestDescribeConfigsErrors(t *testing.T) {
 		{"", 0, "", 2},
 		{"1", 42, "Unexpected broker id, expected 3000 or empty string, but received 1", 0},
 		{"x", 42, "Broker id must be an integer, but it is: x", 0},
-		{"3000", 0, "", 3},
+		{"3000", 0, "", have[5].n}, // its whole configuration: checked below
 		{"3000", 42, "kzadmin has no broker loggers to describe", 0},
 		{"secret", 29, "Topic authorization failed.", 0},
 	}
 	if !reflect.DeepEqual(have, want) {
 		t.Errorf("results\n got %+v\nwant %+v", have, want)
+	}
+	own := map[string]bool{}
+	for _, c := range got.Resources[5].Configs {
+		own[c.Name] = true
+	}
+	for _, k := range config.Keys() {
+		if !own[k.Name] {
+			t.Errorf("the node's own id does not list its key %s", k.Name)
+		}
 	}
 	for _, c := range got.Resources[2].Configs {
 		if c.Name == "ssl.key.password" && (c.Value != nil || !c.IsSensitive) {

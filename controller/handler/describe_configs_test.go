@@ -159,9 +159,11 @@ func TestDescribeConfigsConfigNamesFilter(t *testing.T) {
 
 // TestDescribeConfigsBrokerSynonymsAndSensitive: the broker default lists
 // only DYNAMIC_DEFAULT_BROKER_CONFIG synonyms; the node's own id lists its
-// DYNAMIC_BROKER_CONFIG first, then the default's (Kafka appends the
-// STATIC_BROKER_CONFIG and DEFAULT_CONFIG layers after them, which only a
-// broker knows, so only the start of those lists is checked); password
+// DYNAMIC_BROKER_CONFIG first, then the default's (the STATIC_BROKER_CONFIG
+// and DEFAULT_CONFIG layers after them, which a broker has for all its
+// configs and kzadmind for its own keys, are checked in
+// TestDescribeConfigsOwnIDStaticLayers; here only the start of those lists
+// is checked, but for a key with no such layer); password
 // configs are sensitive, with null values in the entry and in every
 // synonym. v2, so that no ConfigType is on the wire.
 func TestDescribeConfigsBrokerSynonymsAndSensitive(t *testing.T) {
@@ -208,8 +210,10 @@ func TestDescribeConfigsBrokerSynonymsAndSensitive(t *testing.T) {
 		t.Errorf("the default lists a per-broker config: %v", def)
 	}
 	check("own", own, "log.retention.ms", line("log.retention.ms", "7", 2, false, "log.retention.ms=7"+db+" log.retention.ms=100"+dd), false)
-	check("own", own, "ssl.key.password", line("ssl.key.password", "<nil>", 2, true,
-		"ssl.key.password=<nil>"+db+" ssl.key.password=<nil>"+dd), true)
+	// ssl.key.password is also a key of kzadmind's own (left unset here),
+	// which it reads at start-up only: read-only at its own id.
+	check("own", own, "ssl.key.password", strings.Replace(line("ssl.key.password", "<nil>", 2, true,
+		"ssl.key.password=<nil>"+db+" ssl.key.password=<nil>"+dd), "ro=false", "ro=true", 1), true)
 	check("own", own, "log.flush.interval.ms", line("log.flush.interval.ms", "9", 2, false, "log.flush.interval.ms=9"+db), false)
 	check("own", own, "listener.name.internal.ssl.keystore.password",
 		line("listener.name.internal.ssl.keystore.password", "<nil>", 3, true, "listener.name.internal.ssl.keystore.password=<nil>"+dd), true)
@@ -342,5 +346,74 @@ func TestDescribeConfigsDocumentation(t *testing.T) {
 				t.Errorf("v%d docs=%v: broker config %s documented %q, want %q", tc.version, tc.docs, c.Name, ptr(c.Documentation), want)
 			}
 		}
+	}
+}
+
+// TestDescribeConfigsOwnIDStaticLayers: the node's own id lists its whole
+// configuration as a Kafka broker lists its own: a dynamic override over
+// the dynamic default over the value given at start-up
+// (STATIC_BROKER_CONFIG) over the default (DEFAULT_CONFIG), the
+// synonyms in that order; a key given at its default is still static; a
+// key left unset has a null value; secrets are null everywhere;
+// IsReadOnly is set for the keys kzadmind reads at start-up only (its
+// AlterConfigs refuses them at its own id).
+func TestDescribeConfigsOwnIDStaticLayers(t *testing.T) {
+	f := newFixture(t, hcfgDescribeView(), func(o *Options) {
+		o.Config.NodeID = selfID
+		o.Config.NumPartitions = 4
+		o.Config.Props = map[string]string{"ssl.key.password": "s3cret"}
+		o.ConfigSources = map[string]config.Source{"node.id": config.SourceFile, "num.partitions": config.SourceEnv,
+			"default.replication.factor": config.SourceFile, "ssl.key.password": config.SourceFile}
+	})
+	f.admin.configs["brokers/<default>"] = map[string]string{"max.partitions": "100"}
+	f.admin.configs["brokers/3000"] = map[string]string{"max.partitions": "50"}
+	got := f.call(dcReq(2, true, dcRes(brokerRes, "3000"))).(*kmsg.DescribeConfigsResponse)
+	lines := hcfgConfigLines(got.Resources[0])
+	const (
+		db = "@DYNAMIC_BROKER_CONFIG"
+		dd = "@DYNAMIC_DEFAULT_BROKER_CONFIG"
+		st = "@STATIC_BROKER_CONFIG"
+		df = "@DEFAULT_CONFIG"
+	)
+	want := map[string]string{
+		"num.partitions": "num.partitions=4 src=4 type=0 ro=true sens=false doc=<nil> syn=[num.partitions=4" + st +
+			" num.partitions=1" + df + "]",
+		"default.replication.factor": "default.replication.factor=1 src=4 type=0 ro=true sens=false doc=<nil> " +
+			"syn=[default.replication.factor=1" + st + " default.replication.factor=1" + df + "]",
+		"max.partitions": "max.partitions=50 src=2 type=0 ro=false sens=false doc=<nil> syn=[max.partitions=50" + db +
+			" max.partitions=100" + dd + " max.partitions=2147483647" + df + "]",
+		"ssl.key.password":      "ssl.key.password=<nil> src=4 type=0 ro=true sens=true doc=<nil> syn=[ssl.key.password=<nil>" + st + "]",
+		"ssl.keystore.location": "ssl.keystore.location=<nil> src=5 type=0 ro=true sens=false doc=<nil> syn=[]",
+	}
+	for name, w := range want {
+		if lines[name] != w {
+			t.Errorf("%s:\n got %s\nwant %s", name, lines[name], w)
+		}
+	}
+	// v0 has no sources; IsReadOnly tells the static keys.
+	got = f.call(dcReq(0, false, dcRes(brokerRes, "3000", "zookeeper.connect", "max.partitions"))).(*kmsg.DescribeConfigsResponse)
+	ro := map[string]bool{}
+	for _, c := range got.Resources[0].Configs {
+		ro[c.Name] = c.ReadOnly
+	}
+	if !ro["zookeeper.connect"] || ro["max.partitions"] || len(ro) != 2 {
+		t.Errorf("read-only flags %v, want zookeeper.connect only", ro)
+	}
+	// v3+ carries each key's type.
+	got = f.call(dcReq(3, false, dcRes(brokerRes, "3000", "num.partitions", "auto.create.topics.enable",
+		"ssl.key.password", "ssl.enabled.protocols", "zookeeper.connect", "max.partitions"))).(*kmsg.DescribeConfigsResponse)
+	types := map[string]kmsg.ConfigType{}
+	for _, c := range got.Resources[0].Configs {
+		types[c.Name] = c.ConfigType
+	}
+	wantTypes := map[string]kmsg.ConfigType{"num.partitions": 3, "auto.create.topics.enable": 1, "ssl.key.password": 9,
+		"ssl.enabled.protocols": 7, "zookeeper.connect": 2, "max.partitions": 3}
+	if !reflect.DeepEqual(types, wantTypes) {
+		t.Errorf("types %v, want %v", types, wantTypes)
+	}
+	// The cluster-wide default lists only the dynamic defaults.
+	got = f.call(dcReq(2, true, dcRes(brokerRes, ""))).(*kmsg.DescribeConfigsResponse)
+	if c := got.Resources[0].Configs; len(c) != 1 || c[0].Name != "max.partitions" {
+		t.Errorf("the default lists %d configs: %+v", len(c), c)
 	}
 }

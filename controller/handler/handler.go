@@ -27,6 +27,12 @@ type Options struct {
 	// partition.limits.error.code from it; the dynamic limits are
 	// Admin's business, read fresh on every write.
 	Config config.Config
+	// ConfigSources says which layer set each of Config's keys
+	// (config.Loaded.Sources): DescribeConfigs of this node's own id shows
+	// a key set in the file, the environment or a flag as
+	// STATIC_BROKER_CONFIG. nil counts a key as set when its value differs
+	// from the default.
+	ConfigSources map[string]config.Source
 	// Listener is the name of the listener these handlers serve; Metadata
 	// and DescribeCluster advertise each broker's endpoint of that name.
 	// "" means the first of Config.Listeners (PLAINTEXT by default).
@@ -43,6 +49,7 @@ type Handlers struct {
 	elector   Elector
 	authz     Authorizer
 	cfg       config.Config
+	settings  []config.Setting // cfg's keys, for DescribeConfigs of this node's id
 	listener  string
 	limitCode int16
 	log       zerolog.Logger
@@ -54,7 +61,7 @@ func New(opts Options) (*Handlers, error) {
 		return nil, errors.New("handler: Options.Cluster and Options.Admin are required")
 	}
 	h := &Handlers{cluster: opts.Cluster, admin: opts.Admin, elector: opts.Elector, authz: opts.Authorizer,
-		cfg: opts.Config, listener: opts.Listener, limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
+		cfg: opts.Config, settings: opts.Config.Settings(opts.ConfigSources), listener: opts.Listener, limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
 	if h.authz == nil {
 		h.authz = AllowAll{}
 	}

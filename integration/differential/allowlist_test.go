@@ -40,7 +40,12 @@ var allowlist = map[string]string{
 
 	// README, Describe/Alter/IncrementalAlterConfigs (32/33/44).
 	"describe-configs/v4-topic-documentation: Resources[dc-topic].Configs[retention.ms].Documentation": "DescribeConfigs: a topic config's documentation is kzadmin's own text, not Kafka's",
-	"describe-configs/v4-own-broker: Resources[<controller>].Configs":                                  "DescribeConfigs of the controller's own id lists only its dynamic per-node configs",
+	"describe-configs/v4-own-broker: Resources[<controller>].Configs[log.retention.hours]":             "DescribeConfigs of the controller's own id lists kzadmind's own keys, where a Kafka broker lists its whole configuration",
+	"describe-configs/v4-own-broker: Resources[<controller>].Configs[auto.leader.rebalance.enable].ReadOnly": "auto.leader.rebalance.enable and " +
+		"leader.imbalance.per.broker.percentage are dynamic to kzadmind, static to Kafka's brokers",
+	"describe-configs/v4-own-broker: Resources[<controller>].Configs[leader.imbalance.per.broker.percentage].ReadOnly": "auto.leader.rebalance.enable and " +
+		"leader.imbalance.per.broker.percentage are dynamic to kzadmind, static to Kafka's brokers",
+	"describe-configs/v4-own-broker: Resources[<controller>].Configs[message.max.bytes]": "DescribeConfigs of the controller's own id lists kzadmind's own keys, where a Kafka broker lists its whole configuration",
 	// Kafka 3.9 throws building the answer (two entries for one key in
 	// AlterConfigsResponse.errors) and never answers.
 	"alter-configs/v1-same-resource-twice: <answer>": "AlterConfigs naming one resource twice answers both INVALID_REQUEST; Kafka 3.9 never answers",

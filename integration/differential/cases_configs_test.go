@@ -18,7 +18,9 @@ const (
 // ownBrokerKeys are the broker configs compared for the controller's own
 // id: the full list of a broker's configs is not kzadmind's to mirror.
 var ownBrokerKeys = []string{"message.max.bytes", "num.partitions", "default.replication.factor",
-	"log.retention.hours", "auto.create.topics.enable", "delete.topic.enable", "not.a.key"}
+	"log.retention.hours", "auto.create.topics.enable", "delete.topic.enable", "not.a.key",
+	"offsets.topic.num.partitions", "transaction.state.log.min.isr", "auto.leader.rebalance.enable",
+	"leader.imbalance.per.broker.percentage", "unclean.leader.election.enable"}
 
 func describeConfigsCase() testCase {
 	const t = "dc-topic"

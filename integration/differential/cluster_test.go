@@ -103,7 +103,17 @@ func startDaemon(t *testing.T, ctx context.Context, zkAddr, logPath string) *dae
 	}
 	t.Cleanup(func() { logFile.Close() })
 	log := zerolog.New(logFile).Level(zerolog.InfoLevel).With().Timestamp().Logger()
-	d, err := daemon.Start(ctx, conf, daemon.Options{}, log)
+	// The keys set above count as given, as in a properties file (and as
+	// the brokers' server.properties gives num.partitions and
+	// default.replication.factor), for DescribeConfigs of kzadmind's id.
+	given := map[string]config.Source{}
+	for _, k := range []string{"node.id", "zookeeper.connect", "listeners", "kzadmin.http.listen",
+		"num.partitions", "default.replication.factor",
+		"offsets.topic.num.partitions", "offsets.topic.replication.factor", "transaction.state.log.num.partitions",
+		"transaction.state.log.replication.factor", "transaction.state.log.min.isr"} {
+		given[k] = config.SourceFile
+	}
+	d, err := daemon.Start(ctx, conf, daemon.Options{ConfigSources: given}, log)
 	if err != nil {
 		t.Fatalf("start kzadmind: %v", err)
 	}

@@ -28,12 +28,17 @@ type Options struct {
 	// DevBrokers is how many simulated brokers dev mode starts (racks
 	// r1..rN, ids 1..N); zero means 3.
 	DevBrokers int
+	// ConfigSources says which layer set each config key
+	// (config.Loaded.Sources), for DescribeConfigs of this node's own id
+	// (handler.Options.ConfigSources).
+	ConfigSources map[string]config.Source
 }
 
 // Daemon is a running kzadmind.
 type Daemon struct {
 	log       zerolog.Logger
 	conf      config.Config
+	sources   map[string]config.Source // opts.ConfigSources
 	ctrl      *controller.Controller
 	zk        *zkadmin.Client
 	listeners []*kafkaListener
@@ -58,7 +63,7 @@ func (d *Daemon) Metrics() prometheus.Gatherer { return d.metrics }
 // Start brings kzadmind up and returns once it serves; the controller
 // competes for /controller in the background. Stop ends it.
 func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Logger) (_ *Daemon, err error) {
-	d := &Daemon{log: log, conf: conf, done: make(chan error, 1)}
+	d := &Daemon{log: log, conf: conf, sources: opts.ConfigSources, done: make(chan error, 1)}
 	defer func() {
 		if err != nil {
 			d.teardown()
@@ -234,7 +239,7 @@ func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.M
 		}
 		api, err := handler.New(handler.Options{
 			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz,
-			Config: d.conf, Listener: listener,
+			Config: d.conf, ConfigSources: d.sources, Listener: listener,
 			Logger: d.log.With().Str("component", "api").Str("listener", listener).Logger(),
 		})
 		if err != nil {

@@ -9,8 +9,9 @@ type Setting struct {
 	Value string
 	// Default is the value in Default().
 	Default string
-	// Static reports a value given in the file, the environment or a flag,
-	// rather than left at its default.
+	// Static reports a value given at start-up (in the file, the
+	// environment or a flag, or otherwise unlike the default) rather than
+	// left at its default.
 	Static bool
 	// Sensitive values (passwords, private keys, JAAS configurations,
 	// the ZooKeeper digest) must never be shown.

@@ -30,8 +30,8 @@ type Options struct {
 	// ConfigSources says which layer set each of Config's keys
 	// (config.Loaded.Sources): DescribeConfigs of this node's own id shows
 	// a key set in the file, the environment or a flag as
-	// STATIC_BROKER_CONFIG. nil counts a key as set when its value differs
-	// from the default.
+	// STATIC_BROKER_CONFIG, as it does any key whose value differs from
+	// the default. May be nil.
 	ConfigSources map[string]config.Source
 	// Listener is the name of the listener these handlers serve; Metadata
 	// and DescribeCluster advertise each broker's endpoint of that name.
@@ -61,7 +61,8 @@ func New(opts Options) (*Handlers, error) {
 		return nil, errors.New("handler: Options.Cluster and Options.Admin are required")
 	}
 	h := &Handlers{cluster: opts.Cluster, admin: opts.Admin, elector: opts.Elector, authz: opts.Authorizer,
-		cfg: opts.Config, settings: opts.Config.Settings(opts.ConfigSources), listener: opts.Listener, limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
+		cfg: opts.Config, settings: opts.Config.Settings(opts.ConfigSources), listener: opts.Listener,
+		limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
 	if h.authz == nil {
 		h.authz = AllowAll{}
 	}

@@ -160,8 +160,7 @@ func checkPrincipals(v string) string {
 // securityKeyType is the Kafka ConfigDef type of a security key ("" for
 // STRING).
 func securityKeyType(name string) string {
-	switch {
-	case isSensitiveKey(name) || IsKafkaPasswordConfig(name):
+	if isSensitiveKey(name) || IsKafkaPasswordConfig(name) {
 		return "PASSWORD"
 	}
 	switch name {

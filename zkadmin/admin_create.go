@@ -24,9 +24,9 @@ type CreateTopicRequest struct {
 	Assignment        [][]int32
 	// AssignmentIDs, when not nil, number Assignment's lists (ascending,
 	// each id once) as a CreateTopics request numbers its own, and must
-	// come out as 0..n-1: planNewTopic checks that after the lists
-	// themselves, where Kafka does, so that a request failing both gets
-	// Kafka's answer. nil: list i is partition i.
+	// be 0..n-1: planNewTopic checks that after the lists themselves,
+	// where Kafka does, so that a request failing both gets Kafka's
+	// answer. nil: list i is partition i.
 	AssignmentIDs []int32
 	// Config holds the topic's config overrides, validated against Kafka
 	// 3.9's topic configs.

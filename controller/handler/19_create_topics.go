@@ -273,9 +273,9 @@ func nullConfigs(cfgs []kmsg.CreateTopicsRequestTopicConfig) []string {
 }
 
 // assignmentLists turns the request's assignment into replica lists in
-// ascending partition id, with the ids when they are not exactly 0..n-1
-// (the Admin refuses those after checking the lists, where Kafka does).
-// A repeated id overwrites the earlier one, as in Kafka's map.
+// ascending partition id, with those ids (the Admin refuses ids other
+// than 0..n-1 after checking the lists, where Kafka does). A repeated id
+// overwrites the earlier one, as in Kafka's map.
 func assignmentLists(asg []kmsg.CreateTopicsRequestTopicReplicaAssignment) (lists [][]int32, ids []int32) {
 	byID := make(map[int32][]int32, len(asg))
 	for _, a := range asg {
@@ -289,12 +289,7 @@ func assignmentLists(asg []kmsg.CreateTopicsRequestTopicReplicaAssignment) (list
 			lists[i] = []int32{}
 		}
 	}
-	for i, id := range ids {
-		if id != int32(i) {
-			return lists, ids
-		}
-	}
-	return lists, nil
+	return lists, ids
 }
 
 // createRequest builds Admin's request; an assignment wins over counts.

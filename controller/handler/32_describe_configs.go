@@ -172,10 +172,10 @@ func (h *Handlers) brokerEntries(ctx context.Context, entity string) ([]configEn
 			e.synonyms = append(e.synonyms, synonym(k, v, sourceDynamicDefault))
 		}
 		s, mine := static[k]
-		if mine && e.typ == 0 {
-			e.typ = kafkaConfigType(s.Type)
-		}
 		if mine {
+			if e.typ == 0 {
+				e.typ = kafkaConfigType(s.Type)
+			}
 			if s.Static {
 				e.synonyms = append(e.synonyms, synonym(k, s.Value, sourceStaticBroker))
 			}

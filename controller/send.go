@@ -134,6 +134,9 @@ func (c *Controller) onLeaderAndIsrResponse(e *leaderAndIsrResponseEvent) error 
 		return nil
 	}
 	cc := ls.cc
+	if len(cc.offlineDirs[e.broker]) == 0 && brokerchan.AllNone(e.resp) {
+		return nil // nothing was offline, and nothing is
+	}
 	r := brokerchan.ParseLeaderAndIsrResponse(e.broker, e.resp, func(id znodes.UUID) (string, bool) {
 		name, ok := cc.topicByID[id]
 		return name, ok

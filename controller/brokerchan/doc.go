@@ -37,7 +37,8 @@
 // Reading responses (pure). ParseLeaderAndIsrResponse sorts per-partition
 // outcomes into online and offline (KAFKA_STORAGE_ERROR) replicas, and
 // UpdateOfflineReplicas applies them to the context's offline-directory
-// set; ParseStopReplicaResponse extracts what topic deletion counts;
+// set (AllNone lets the controller skip both for the usual answer, no
+// error anywhere); ParseStopReplicaResponse extracts what topic deletion counts;
 // UpdateMetadataError reports the only thing an UpdateMetadata response
 // carries.
 //

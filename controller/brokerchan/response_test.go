@@ -81,6 +81,49 @@ func TestParseLeaderAndIsrResponseTopLevelError(t *testing.T) {
 	}
 }
 
+// TestAllNone checks the fast path's predicate, and that whenever it holds
+// the full parse, applied to a broker with nothing offline, changes
+// nothing: skipping it is then exact.
+func TestAllNone(t *testing.T) {
+	barID, ghostID := znodes.UUID{2}, znodes.UUID{9}
+	byName := func(codes ...int16) *kmsg.LeaderAndISRResponse {
+		resp := kmsg.NewPtrLeaderAndISRResponse()
+		resp.Version = 4
+		for i, c := range codes {
+			resp.Partitions = append(resp.Partitions, kmsg.LeaderAndISRResponseTopicPartition{Topic: "foo", Partition: int32(i), ErrorCode: c})
+		}
+		return resp
+	}
+	cases := []struct {
+		name string
+		resp *kmsg.LeaderAndISRResponse
+		want bool
+	}{
+		{"empty", kmsg.NewPtrLeaderAndISRResponse(), true},
+		{"v4 all NONE", byName(0, 0, 0), true},
+		{"v4 one storage error", byName(0, kerr.KafkaStorageError.Code, 0), false},
+		{"v4 one stale epoch", byName(kerr.StaleControllerEpoch.Code), false},
+		{"v5 all NONE", laiResponseV5(0, map[znodes.UUID]map[int32]int16{fooID: {0: 0, 1: 0}, barID: {0: 0}}), true},
+		{"v5 unknown topic id, all NONE", laiResponseV5(0, map[znodes.UUID]map[int32]int16{ghostID: {0: 0}}), true},
+		{"v5 one storage error", laiResponseV5(0, map[znodes.UUID]map[int32]int16{fooID: {0: 0}, barID: {3: kerr.KafkaStorageError.Code}}), false},
+		{"v5 top-level error", laiResponseV5(kerr.StaleBrokerEpoch.Code, map[znodes.UUID]map[int32]int16{fooID: {0: 0}}), false},
+	}
+	resolve := names(map[znodes.UUID]string{fooID: "foo", barID: "bar"})
+	for _, c := range cases {
+		if got := AllNone(c.resp); got != c.want {
+			t.Errorf("%s: AllNone = %v, want %v", c.name, got, c.want)
+		}
+		if !c.want {
+			continue
+		}
+		r := ParseLeaderAndIsrResponse(2, c.resp, resolve)
+		current, newly := UpdateOfflineReplicas(nil, r)
+		if r.Err != nil || r.Offline != nil || r.Failed != nil || len(current) != 0 || newly != nil {
+			t.Errorf("%s: the parse skipped would have changed something: %+v, offline now %v, newly %v", c.name, r, current, newly)
+		}
+	}
+}
+
 func tpSet(tps ...election.TopicPartition) map[election.TopicPartition]bool {
 	m := map[election.TopicPartition]bool{}
 	for _, x := range tps {

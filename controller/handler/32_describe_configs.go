@@ -137,7 +137,8 @@ func (h *Handlers) describeResource(ctx context.Context, v *View, res kmsg.Descr
 // brokerEntries lists the broker configs of an entity: the dynamic
 // defaults alone, or this node's whole configuration (its dynamic
 // configs over those defaults, over its own keys' static values and
-// defaults).
+// defaults; a simulated broker answering through these handlers has no
+// static values here).
 func (h *Handlers) brokerEntries(ctx context.Context, entity string) ([]configEntry, apiError) {
 	defaults, err := h.brokerDefaults(ctx)
 	if err != nil {

@@ -176,8 +176,8 @@ func (h *Handlers) resolveBrokerEntity(name, notNumber, otherNode string) (strin
 	if err != nil {
 		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(notNumber, name))
 	}
-	if int32(id) != h.cfg.NodeID {
-		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(otherNode, h.cfg.NodeID, name))
+	if int32(id) != h.nodeID {
+		return "", newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(otherNode, h.nodeID, name))
 	}
 	// The entity is the id as Kafka parses it: "03000" and "+3000" name
 	// /config/brokers/3000.

@@ -138,11 +138,11 @@ func (h *Handlers) alterBrokerLogger(ctx context.Context, req *wire.Request, res
 	if err != nil {
 		return newAPIError(kerr.InvalidRequest.Code, "Node id must be an integer, but it is: "+res.ResourceName)
 	}
-	if int32(id) != h.cfg.NodeID {
+	if int32(id) != h.nodeID {
 		// Kafka's wording, but naming the id asked for: Kafka's message
 		// prints its own id twice.
 		return newAPIError(kerr.InvalidRequest.Code, fmt.Sprintf(
-			"Unexpected node id. Expected %d, but received %s", h.cfg.NodeID, res.ResourceName))
+			"Unexpected node id. Expected %d, but received %s", h.nodeID, res.ResourceName))
 	}
 	for _, c := range res.Configs {
 		switch c.Op {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/config"
@@ -415,5 +416,46 @@ func TestDescribeConfigsOwnIDStaticLayers(t *testing.T) {
 	got = f.call(dcReq(2, true, dcRes(brokerRes, ""))).(*kmsg.DescribeConfigsResponse)
 	if c := got.Resources[0].Configs; len(c) != 1 || c[0].Name != "max.partitions" {
 		t.Errorf("the default lists %d configs: %+v", len(c), c)
+	}
+}
+
+// TestConfigsAnsweringForAnotherBroker: handlers given Options.NodeID (a
+// simulated broker of dev mode serving them) accept that id, and only it,
+// as a BROKER resource, and describe it by its dynamic configs alone (no
+// static or default synonyms): they know no configuration for it, and
+// kzadmind's own keys are not its.
+func TestConfigsAnsweringForAnotherBroker(t *testing.T) {
+	sim := int32(1)
+	f := newFixture(t, hcfgDescribeView(), func(o *Options) {
+		o.Config.NodeID = selfID
+		o.NodeID = &sim
+	})
+	f.admin.configs["brokers/<default>"] = map[string]string{"max.partitions": "100"}
+	f.admin.configs["brokers/1"] = map[string]string{"log.cleaner.threads": "2"}
+	got := f.call(dcReq(2, true, dcRes(brokerRes, "1"))).(*kmsg.DescribeConfigsResponse)
+	lines := hcfgConfigLines(got.Resources[0])
+	want := map[string]string{
+		"log.cleaner.threads": "log.cleaner.threads=2 src=2 type=0 ro=false sens=false doc=<nil> " +
+			"syn=[log.cleaner.threads=2@DYNAMIC_BROKER_CONFIG]",
+		"max.partitions": "max.partitions=100 src=3 type=0 ro=false sens=false doc=<nil> " +
+			"syn=[max.partitions=100@DYNAMIC_DEFAULT_BROKER_CONFIG]",
+	}
+	if !reflect.DeepEqual(lines, want) {
+		t.Errorf("broker 1 described as:\n%v\nwant\n%v", lines, want)
+	}
+	got = f.call(dcReq(2, false, dcRes(brokerRes, "3000"))).(*kmsg.DescribeConfigsResponse)
+	if r := got.Resources[0]; r.ErrorCode != kerr.InvalidRequest.Code ||
+		ptr(r.ErrorMessage) != "Unexpected broker id, expected 1 or empty string, but received 3000" {
+		t.Errorf("describe broker 3000: %d %s", r.ErrorCode, ptr(r.ErrorMessage))
+	}
+	const set = kmsg.IncrementalAlterConfigOpSet
+	have := hcfgIncrementalResults(f.call(iacReq(iacRes(brokerRes, "1", iop{"log.cleaner.threads", set, sp("3")}),
+		iacRes(brokerRes, "3000", iop{"log.cleaner.threads", set, sp("3")}))).(*kmsg.IncrementalAlterConfigsResponse))
+	wantAlter := []string{"4/1:0:<nil>", "4/3000:42:Unexpected broker id, expected 1, but received 3000"}
+	if !reflect.DeepEqual(have, wantAlter) {
+		t.Errorf("alter: %q, want %q", have, wantAlter)
+	}
+	if c := f.admin.configs["brokers/1"]; c["log.cleaner.threads"] != "3" {
+		t.Errorf("broker 1's configs after the alter: %v", c)
 	}
 }

@@ -33,6 +33,12 @@ type Options struct {
 	// STATIC_BROKER_CONFIG, as it does any key whose value differs from
 	// the default. May be nil.
 	ConfigSources map[string]config.Source
+	// NodeID, when set, is the broker these handlers answer for: the id a
+	// BROKER config resource may name. nil means Config.NodeID. Dev mode
+	// sets it for each simulated broker that serves these handlers; such a
+	// broker has no static configuration here, so DescribeConfigs of its
+	// id lists its dynamic configs alone.
+	NodeID *int32
 	// Listener is the name of the listener these handlers serve; Metadata
 	// and DescribeCluster advertise each broker's endpoint of that name.
 	// "" means the first of Config.Listeners (PLAINTEXT by default).
@@ -49,7 +55,8 @@ type Handlers struct {
 	elector   Elector
 	authz     Authorizer
 	cfg       config.Config
-	settings  []config.Setting // cfg's keys, for DescribeConfigs of this node's id
+	nodeID    int32            // the broker answered for (Options.NodeID)
+	settings  []config.Setting // cfg's keys, for DescribeConfigs of this node's id; nil for another broker
 	listener  string
 	limitCode int16
 	log       zerolog.Logger
@@ -63,6 +70,10 @@ func New(opts Options) (*Handlers, error) {
 	h := &Handlers{cluster: opts.Cluster, admin: opts.Admin, elector: opts.Elector, authz: opts.Authorizer,
 		cfg: opts.Config, settings: opts.Config.Settings(opts.ConfigSources), listener: opts.Listener,
 		limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
+	h.nodeID = opts.Config.NodeID
+	if opts.NodeID != nil && *opts.NodeID != opts.Config.NodeID {
+		h.nodeID, h.settings = *opts.NodeID, nil
+	}
 	if h.authz == nil {
 		h.authz = AllowAll{}
 	}

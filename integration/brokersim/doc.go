@@ -21,6 +21,11 @@
 //   - It serves kzadmin's GetReplicaLogInfo (replicalog.GetReplicaLogInfoKey),
 //     which no real broker has, with log end offsets and epochs a test
 //     scripts with SetLogEnd (get_replica_log_info.go).
+//   - With Options.AdminRoutes it also serves the routes given for its id:
+//     dev mode passes kzadmind's handlers for the admin APIs a real broker
+//     answers itself (DescribeConfigs, AlterConfigs,
+//     IncrementalAlterConfigs, DescribeCluster), which admin clients send
+//     to any broker.
 //   - It keeps a replica state map (partition to leader, leader epoch, ISR,
 //     partition epoch, replicas, role), a metadata cache fed by
 //     UpdateMetadata (live brokers, controller id, partition states) and a

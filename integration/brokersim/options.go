@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller/wire"
 )
 
 // Defaults, mostly Kafka's own for the matching broker settings.
@@ -74,6 +75,15 @@ type Options struct {
 	// Logger receives the simulator's messages; the zero value discards
 	// them.
 	Logger zerolog.Logger
+	// AdminRoutes, when set, gives the routes a broker serves besides its
+	// own APIs, gated like them (held while paused, dropped once stopped).
+	// A real ZooKeeper-mode broker answers DescribeConfigs, AlterConfigs,
+	// IncrementalAlterConfigs and DescribeCluster itself, and admin
+	// clients send those to any broker; dev mode gives each simulated
+	// broker kzadmind's handlers for them, answering for that broker's id,
+	// so that kafka-topics --describe and kafka-configs work against it.
+	// A key the simulator serves itself makes the broker's start fail.
+	AdminRoutes func(broker int32) ([]wire.Route, error)
 }
 
 // BrokerSpec describes one simulated broker.

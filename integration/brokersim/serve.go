@@ -16,8 +16,9 @@ import (
 var errStopped = errors.New("brokersim: broker stopping")
 
 // servedKeys are the Kafka API keys a simulated broker answers (besides
-// ApiVersions, which the wire server answers itself, and kzadmin's
-// GetReplicaLogInfo; see get_replica_log_info.go).
+// ApiVersions, which the wire server answers itself, kzadmin's
+// GetReplicaLogInfo (see get_replica_log_info.go), and the routes given in
+// Options.AdminRoutes).
 func servedKeys() []int16 {
 	return []int16{
 		kmsg.Metadata.Int16(),
@@ -47,6 +48,22 @@ func (b *Broker) newMux() (*wire.Mux, error) {
 		}
 		if err := mux.HandleFunc(vr, b.gate(handlers[key])); err != nil {
 			return nil, fmt.Errorf("brokersim: %w", err)
+		}
+	}
+	if b.set.AdminRoutes == nil {
+		return mux, nil
+	}
+	routes, err := b.set.AdminRoutes(b.id)
+	if err != nil {
+		return nil, fmt.Errorf("brokersim: admin routes of broker %d: %w", b.id, err)
+	}
+	for _, r := range routes {
+		if r.Handler == nil {
+			return nil, fmt.Errorf("brokersim: admin route for key %d has no handler", r.Key)
+		}
+		r.Handler = b.gate(r.Handler.Handle)
+		if err := mux.Register(r); err != nil {
+			return nil, fmt.Errorf("brokersim: admin route: %w", err)
 		}
 	}
 	return mux, nil

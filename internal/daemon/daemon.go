@@ -55,6 +55,10 @@ type Daemon struct {
 
 	metrics      *prometheus.Registry
 	createRounds *createRoundMetrics
+	// newAdminAPI builds the admin API handlers for a listener, answering
+	// for a broker (nil: this node); all share one Admin and one view of
+	// the controller (set by startController).
+	newAdminAPI func(listener string, self *int32) (*handler.Handlers, error)
 }
 
 // Metrics is what /metrics serves.
@@ -97,7 +101,7 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 		d.dir.run(runCtx)
 	}()
 	if d.dev != nil {
-		if err := d.dev.startBrokers(ctx, d.conf, opts, d.interBrokerAddr(), log); err != nil {
+		if err := d.dev.startBrokers(ctx, d.conf, opts, d.interBrokerAddr(), d.newAdminAPI, log); err != nil {
 			return nil, err
 		}
 	}
@@ -136,6 +140,7 @@ func (d *Daemon) startController(ctx context.Context, authz handler.Authorizer) 
 	if err := d.dir.publish(ctx); err != nil {
 		return err
 	}
+	d.newAdminAPI = d.adminAPIs(authz)
 	if err := d.serveWire(d.routes(authz)); err != nil {
 		return err
 	}
@@ -215,9 +220,10 @@ func defaultAdvertisedHost(dev bool) string {
 	return "127.0.0.1"
 }
 
-// routes builds a listener's mux: the broker→controller routes and the
-// admin APIs, whose Metadata advertises that listener's endpoints.
-func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.Mux, error) {
+// adminAPIs returns a builder of the admin API handlers for a listener,
+// whose Metadata advertises that listener's endpoints, answering for
+// broker self (nil: this node).
+func (d *Daemon) adminAPIs(authz handler.Authorizer) func(listener string, self *int32) (*handler.Handlers, error) {
 	// One admin for every listener and connection, so that concurrent
 	// CreateTopics are group-committed (create_batcher.go).
 	// The controller commits the creates, writing each new topic's
@@ -226,6 +232,18 @@ func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.M
 		PrereadCreates: true, OnCreateRound: d.createRounds.observe}))
 	view := newViewAdapter(d.ctrl, d.clusterID)
 	view.dir = d.dir
+	return func(listener string, self *int32) (*handler.Handlers, error) {
+		return handler.New(handler.Options{
+			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz,
+			Config: d.conf, ConfigSources: d.sources, NodeID: self, Listener: listener,
+			Logger: d.log.With().Str("component", "api").Str("listener", listener).Logger(),
+		})
+	}
+}
+
+// routes builds a listener's mux: the broker→controller routes and the
+// admin APIs.
+func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.Mux, error) {
 	return func(listener string) (*wire.Mux, error) {
 		mux := wire.NewMux()
 		brokerRoutes, err := guardBrokerRoutes(d.ctrl.BrokerRoutes(), authz)
@@ -237,11 +255,7 @@ func (d *Daemon) routes(authz handler.Authorizer) func(listener string) (*wire.M
 				return nil, fmt.Errorf("register broker route: %w", err)
 			}
 		}
-		api, err := handler.New(handler.Options{
-			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz,
-			Config: d.conf, ConfigSources: d.sources, Listener: listener,
-			Logger: d.log.With().Str("component", "api").Str("listener", listener).Logger(),
-		})
+		api, err := d.newAdminAPI(listener, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -3,7 +3,9 @@ package daemon
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/config"
 )
@@ -70,6 +73,7 @@ func TestDevModeStartsEverything(t *testing.T) {
 	}
 
 	createTopicWithKadm(t, d.KafkaAddr())
+	configsThroughSimulatedBrokers(t, d.KafkaAddr())
 
 	stopCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -79,18 +83,25 @@ func TestDevModeStartsEverything(t *testing.T) {
 	}
 }
 
+// devClient returns a franz-go client of addr, closed when the test ends,
+// and a context for its requests that ends a minute from now.
+func devClient(t *testing.T, addr string) (context.Context, *kgo.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return ctx, cl
+}
+
 // createTopicWithKadm creates a topic through the admin wire API, as a
 // client of `kzadmind --dev` would, and waits until every partition has a
 // leader in Metadata.
 func createTopicWithKadm(t *testing.T, addr string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	ctx, cl := devClient(t, addr)
 	adm := kadm.NewClient(cl)
 	res, err := adm.CreateTopic(ctx, 6, 3, map[string]*string{"retention.ms": kadm.StringPtr("60000")}, "dev-topic")
 	if err != nil || res.Err != nil {
@@ -114,5 +125,82 @@ func createTopicWithKadm(t *testing.T, addr string) {
 			t.Fatalf("dev-topic partitions did not all get a leader and a full ISR: %v %+v", err, td)
 		}
 		time.Sleep(50 * time.Millisecond) // poll interval for a condition with a deadline
+	}
+}
+
+// configsThroughSimulatedBrokers checks that each simulated broker answers
+// the APIs an admin client may send to any broker of a ZooKeeper-mode
+// cluster (the configs APIs and DescribeCluster) through kzadmind's
+// handlers, for its own id, and advertises none of the controller's.
+func configsThroughSimulatedBrokers(t *testing.T, addr string) {
+	t.Helper()
+	ctx, cl := devClient(t, addr)
+	if _, err := kmsg.NewPtrMetadataRequest().RequestWith(ctx, cl); err != nil {
+		t.Fatal(err)
+	}
+	for id := int32(1); id <= 3; id++ {
+		broker := cl.Broker(int(id))
+		av := kmsg.NewPtrApiVersionsRequest()
+		av.Version, av.ClientSoftwareName, av.ClientSoftwareVersion = 3, "test", "1"
+		avResp, err := av.RequestWith(ctx, broker)
+		if err != nil {
+			t.Fatalf("ApiVersions of broker %d: %v", id, err)
+		}
+		keys := map[int16]bool{}
+		for _, k := range avResp.ApiKeys {
+			keys[k.ApiKey] = true
+		}
+		for _, k := range []kmsg.Key{kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster, kmsg.Metadata} {
+			if !keys[k.Int16()] {
+				t.Errorf("broker %d does not advertise %s", id, kmsg.NameForKey(k.Int16()))
+			}
+		}
+		for _, k := range []kmsg.Key{kmsg.CreateTopics, kmsg.DeleteTopics, kmsg.DescribeTopicPartitions} {
+			if keys[k.Int16()] {
+				t.Errorf("broker %d advertises %s, which a ZooKeeper-mode broker leaves to the controller or lacks", id, kmsg.NameForKey(k.Int16()))
+			}
+		}
+
+		name := strconv.Itoa(int(id))
+		alter := kmsg.NewPtrIncrementalAlterConfigsRequest()
+		res := kmsg.NewIncrementalAlterConfigsRequestResource()
+		res.ResourceType, res.ResourceName = kmsg.ConfigResourceTypeBroker, name
+		op := kmsg.NewIncrementalAlterConfigsRequestResourceConfig()
+		op.Name, op.Op, op.Value = "log.cleaner.threads", kmsg.IncrementalAlterConfigOpSet, kmsg.StringPtr(name)
+		res.Configs = append(res.Configs, op)
+		alter.Resources = append(alter.Resources, res)
+		alterResp, err := alter.RequestWith(ctx, broker)
+		if err != nil || len(alterResp.Resources) != 1 || alterResp.Resources[0].ErrorCode != 0 {
+			t.Fatalf("broker %d: alter its own configs: %v %+v", id, err, alterResp)
+		}
+
+		describe := kmsg.NewPtrDescribeConfigsRequest()
+		for _, r := range []struct {
+			typ  kmsg.ConfigResourceType
+			name string
+		}{{kmsg.ConfigResourceTypeBroker, name}, {kmsg.ConfigResourceTypeTopic, "dev-topic"}} {
+			dr := kmsg.NewDescribeConfigsRequestResource()
+			dr.ResourceType, dr.ResourceName = r.typ, r.name
+			describe.Resources = append(describe.Resources, dr)
+		}
+		descResp, err := describe.RequestWith(ctx, broker)
+		if err != nil || len(descResp.Resources) != 2 {
+			t.Fatalf("broker %d: describe configs: %v %+v", id, err, descResp)
+		}
+		got := map[string]string{}
+		for _, r := range descResp.Resources {
+			if r.ErrorCode != 0 {
+				t.Fatalf("broker %d: describe %s: error %d %v", id, r.ResourceName, r.ErrorCode, r.ErrorMessage)
+			}
+			for _, c := range r.Configs {
+				if c.Value != nil && (c.Name == "log.cleaner.threads" || c.Name == "retention.ms") {
+					got[r.ResourceName+"/"+c.Name] = *c.Value
+				}
+			}
+		}
+		want := map[string]string{name + "/log.cleaner.threads": name, "dev-topic/retention.ms": "60000"}
+		if !maps.Equal(got, want) {
+			t.Errorf("broker %d describes %v, want %v", id, got, want)
+		}
 	}
 }

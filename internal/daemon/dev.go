@@ -6,8 +6,11 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/controller/handler"
+	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/integration/brokersim"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 )
@@ -32,8 +35,10 @@ func startDevZooKeeper(ctx context.Context, opts Options, log zerolog.Logger) (*
 }
 
 // startBrokers registers simulated brokers in racks r1..rN so a client can
-// create topics at once.
-func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Options, controllerAddr string, log zerolog.Logger) error {
+// create topics at once. They answer the configs APIs and DescribeCluster
+// with kzadmind's handlers (brokerAnswered), built by newAdminAPI.
+func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Options, controllerAddr string,
+	newAdminAPI func(listener string, self *int32) (*handler.Handlers, error), log zerolog.Logger) error {
 	n := opts.DevBrokers
 	if n == 0 {
 		n = 3
@@ -47,7 +52,14 @@ func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Op
 		Chroot:           conf.ZooKeeper.Connect.Chroot,
 		Brokers:          specs,
 		ControllerAddr:   controllerAddr,
-		Logger:           log.With().Str("component", "brokersim").Logger(),
+		AdminRoutes: func(broker int32) ([]wire.Route, error) {
+			api, err := newAdminAPI(brokersim.ListenerName, &broker)
+			if err != nil {
+				return nil, err
+			}
+			return brokerAnswered(api.Routes()), nil
+		},
+		Logger: log.With().Str("component", "brokersim").Logger(),
 	})
 	if err != nil {
 		return fmt.Errorf("dev mode: start simulated brokers: %w", err)
@@ -57,6 +69,24 @@ func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Op
 		log.Info().Int32("broker", b.ID()).Str("rack", b.Rack()).Str("addr", b.Addr()).Msg("simulated broker registered")
 	}
 	return nil
+}
+
+// brokerAnswered keeps the admin routes that a ZooKeeper-mode Kafka 3.9
+// broker answers itself rather than leaving to the controller, and that
+// admin clients send to whichever broker they like: the configs APIs and
+// DescribeCluster. The simulated brokers serve kzadmind's handlers for
+// them, as a real broker would read the same znodes. DescribeTopicPartitions
+// is left out: ZooKeeper-mode brokers do not serve it, and clients fall
+// back to Metadata.
+func brokerAnswered(routes []wire.Route) []wire.Route {
+	var out []wire.Route
+	for _, r := range routes {
+		switch kmsg.Key(r.Key) {
+		case kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster:
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // stopBrokers closes the simulated brokers without a controlled shutdown:

@@ -144,7 +144,7 @@ func (b *Backend) brokerOverrides(ctx context.Context, name string) (map[string]
 }
 
 // brokerUnsupported explains a node that does not serve a configs API
-// (the simulated brokers of kzadmind --dev serve Metadata only): kgo
+// (a broker of another kind may serve little more than Metadata): kgo
 // refuses to send what the node does not advertise, and a node that
 // advertises more than it serves closes the connection at the request,
 // which kgo words as a hint about SASL.

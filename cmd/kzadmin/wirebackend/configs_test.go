@@ -56,10 +56,15 @@ func TestConfigs(t *testing.T) {
 		"nope")
 	want(t, c.wire(t, "configs", "alter", "--entity-type", "topics", "--entity-name", "cfg", "--add-config", "retention.ms=abc"), 1,
 		"retention.ms")
-	// A broker's own configs are its to serve; the simulated brokers of
-	// --dev serve Metadata only, and say so.
-	want(t, c.wire(t, "configs", "describe", "--entity-type", "brokers", "--entity-name", "1"), 1,
-		"broker 1  -       -      error: broker 1 closed the connection at DescribeConfigs: it does not serve it")
-	want(t, c.wire(t, "configs", "alter", "--entity-type", "brokers", "--entity-name", "2", "--add-config", "log.retention.ms=1"), 1,
-		"broker 2 closed the connection at DescribeConfigs")
+	// A broker's own configs are its to serve, so they go to that broker:
+	// the simulated brokers of --dev answer through kzadmind's handlers.
+	want(t, c.wire(t, "configs", "describe", "--entity-type", "brokers", "--entity-name", "1"), 0,
+		"broker 1  (no overrides)")
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "brokers", "--entity-name", "2", "--add-config", "log.retention.ms=1"), 0,
+		"Completed updating config for broker 2.")
+	if got := c.get(t, znodes.ConfigEntityPath("brokers", "2")); !strings.Contains(got, `"log.retention.ms":"1"`) {
+		t.Fatalf("broker 2's config znode %s", got)
+	}
+	want(t, c.wire(t, "configs", "describe", "--entity-type", "brokers", "--entity-name", "2"), 0,
+		"broker 2  log.retention.ms  1      override")
 }

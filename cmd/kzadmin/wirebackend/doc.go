@@ -11,8 +11,9 @@
 // brokers (kgo does this). The configs APIs, DescribeCluster and
 // DescribeTopicPartitions are sent to the controller too (librdkafka and
 // KafkaJS route configs there as well): in a kzadmin cluster it is the one
-// node that serves DescribeTopicPartitions, and brokers of other kinds (the
-// simulated ones of kzadmind --dev) may serve nothing but Metadata.
+// node that serves DescribeTopicPartitions, and brokers of other kinds may
+// serve little more than Metadata (the simulated ones of kzadmind --dev
+// serve Metadata, the configs APIs and DescribeCluster).
 // Configs of one broker (--entity-name <id>) go to that broker, which is
 // the only node that may answer for it.
 //

@@ -82,9 +82,9 @@ func ParseLeaderAndIsrResponse(broker int32, resp *kmsg.LeaderAndISRResponse,
 // AllNone reports whether a LeaderAndIsr response carries no error at all,
 // top-level or for any partition: the usual answer. For a broker with no
 // replica on a failed log directory such an answer changes nothing, so the
-// controller can skip ParseLeaderAndIsrResponse, whose map and sort cost
-// about a millisecond on its loop for a broker answering for a few thousand
-// partitions (a large create, a failover).
+// controller can skip ParseLeaderAndIsrResponse, whose map and sort took
+// about 0.4 ms of its loop per answer of 500 partitions in the creation
+// benchmark, and grow with the partitions answered for (a failover).
 func AllNone(resp *kmsg.LeaderAndISRResponse) bool {
 	if resp.ErrorCode != 0 {
 		return false

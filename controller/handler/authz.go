@@ -29,8 +29,10 @@ type ResourceType int8
 
 // The resource types the admin APIs check.
 const (
-	ResourceTopic   ResourceType = 2
-	ResourceCluster ResourceType = 4
+	ResourceTopic           ResourceType = 2
+	ResourceGroup           ResourceType = 3
+	ResourceCluster         ResourceType = 4
+	ResourceTransactionalID ResourceType = 5
 )
 
 // ClusterResourceName is the name of Kafka's one CLUSTER resource.

@@ -1,7 +1,11 @@
 // Package handler serves the admin wire APIs of the elected controller:
 // Metadata, CreateTopics, DeleteTopics, CreatePartitions, DescribeCluster,
 // the three config APIs, ElectLeaders (v3 with the seed's DesiredLeaders),
-// Alter/ListPartitionReassignments and DescribeTopicPartitions. Register
+// Alter/ListPartitionReassignments and DescribeTopicPartitions; and, because
+// every broker's Metadata lists this node and clients send some requests
+// to any broker listed, FindCoordinator (from the internal topics'
+// leaders) and empty answers to ListGroups, ListTransactions and
+// DescribeLogDirs (16_35_66_empty_answers.go). Register
 // them on the controller listener's wire.Mux with Handlers.Register; the
 // versions are wire.DefaultZKBrokerVersions'. One file per API key (03_metadata.go,
 // 19_create_topics.go, ...) holds the handler with a comment on its
@@ -34,8 +38,8 @@
 // two states of the cluster. Admin requests (CreateTopics, DeleteTopics,
 // CreatePartitions, ElectLeaders, the reassignment APIs) are answered with
 // NOT_CONTROLLER, shaped per API as Kafka shapes it, when the view says
-// this node is not the active controller. Metadata, DescribeCluster and the
-// config APIs are answered by every node.
+// this node is not the active controller. Metadata, DescribeCluster, the
+// config APIs and the "any broker" APIs above are answered by every node.
 //
 // Requests that wait (CreateTopics, DeleteTopics and CreatePartitions with
 // a positive timeout, ElectLeaders) wait on the View: the answer is what

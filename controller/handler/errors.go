@@ -33,11 +33,13 @@ func newAPIError(code int16, msg string) apiError {
 }
 
 // kafkaTexts are Kafka's default texts (Errors) where franz-go's
-// description differs: it quotes the exception's message for 29, and has
-// no final period for 84.
+// description differs: it quotes the exception's message for 29 and 30,
+// spells "ID" for 53, and has no final period for 84.
 var kafkaTexts = map[int16]string{
-	kerr.TopicAuthorizationFailed.Code: "Topic authorization failed.",
-	kerr.ElectionNotNeeded.Code:        "Leader election not needed for topic partition.",
+	kerr.TopicAuthorizationFailed.Code:           "Topic authorization failed.",
+	kerr.GroupAuthorizationFailed.Code:           "Group authorization failed.",
+	kerr.TransactionalIDAuthorizationFailed.Code: "Transactional Id authorization failed.",
+	kerr.ElectionNotNeeded.Code:                  "Leader election not needed for topic partition.",
 }
 
 // defaultText is Kafka's default text for code.

@@ -33,6 +33,8 @@ func FuzzDispatch(f *testing.F) {
 		aprReq(move{"foo", 0, []int32{2, 1}}, move{"foo", 1, nil}),
 		kmsg.NewPtrListPartitionReassignmentsRequest(),
 		dtpReq(3, cursor("foo", 1)), dtpReq(10, nil, "foo", "bar"),
+		findCoordinatorReq(3, 0, "g"), findCoordinatorReq(4, 1, "t", "u"),
+		kmsg.NewPtrListGroupsRequest(), kmsg.NewPtrListTransactionsRequest(), kmsg.NewPtrDescribeLogDirsRequest(),
 	}
 	for _, s := range seeds {
 		f.Add(s.Key(), s.GetVersion(), s.AppendTo(nil))

@@ -104,15 +104,19 @@ func (h *Handlers) Register(m *wire.Mux) error {
 func (h *Handlers) Routes() []wire.Route {
 	rs := []wire.Route{
 		route(3, h.metadata),
+		route(10, h.findCoordinator),
+		route(16, h.listGroups),
 		route(19, h.createTopics),
 		route(20, h.deleteTopics),
 		route(32, h.describeConfigs),
 		route(33, h.alterConfigs),
+		route(35, h.describeLogDirs),
 		route(37, h.createPartitions),
 		route(44, h.incrementalAlterConfigs),
 		route(45, h.alterPartitionReassignments),
 		route(46, h.listPartitionReassignments),
 		route(60, h.describeCluster),
+		route(66, h.listTransactions),
 		route(75, h.describeTopicPartitions),
 	}
 	if h.elector != nil {

@@ -64,9 +64,17 @@ type coordinatorAnswer struct {
 func (h *Handlers) findCoordinator(ctx context.Context, req *wire.Request, r *kmsg.FindCoordinatorRequest) kmsg.Response {
 	resp := r.ResponseKind().(*kmsg.FindCoordinatorResponse)
 	v := h.cluster.View()
+	missing := ""
+	defer func() {
+		// Once per request, after the answers: the client asks again, and
+		// finds the topic, or an error, then.
+		if missing != "" && v.Active {
+			_ = h.autoCreate(ctx, missing)
+		}
+	}()
 	if r.Version >= 4 {
 		for _, key := range r.CoordinatorKeys {
-			a := h.coordinatorFor(ctx, req, v, r.CoordinatorType, key)
+			a := h.coordinatorFor(ctx, req, v, r.CoordinatorType, key, &missing)
 			c := kmsg.NewFindCoordinatorResponseCoordinator()
 			c.Key, c.ErrorCode, c.NodeID, c.Host, c.Port = key, a.code, a.node, a.host, a.port
 			if a.msg != "" {
@@ -80,7 +88,7 @@ func (h *Handlers) findCoordinator(ctx context.Context, req *wire.Request, r *km
 	if r.Version == 0 {
 		keyType = coordinatorGroup
 	}
-	a := h.coordinatorFor(ctx, req, v, keyType, r.CoordinatorKey)
+	a := h.coordinatorFor(ctx, req, v, keyType, r.CoordinatorKey, &missing)
 	resp.ErrorCode, resp.NodeID, resp.Host, resp.Port = a.code, a.node, a.host, a.port
 	if r.Version >= 1 {
 		switch {
@@ -97,8 +105,10 @@ func (h *Handlers) findCoordinator(ctx context.Context, req *wire.Request, r *km
 	return resp
 }
 
-// coordinatorFor finds one key's coordinator.
-func (h *Handlers) coordinatorFor(ctx context.Context, req *wire.Request, v *View, keyType int8, key string) coordinatorAnswer {
+// coordinatorFor finds one key's coordinator. An internal topic that
+// does not exist at all is named in missing, for the caller to create.
+func (h *Handlers) coordinatorFor(ctx context.Context, req *wire.Request, v *View, keyType int8, key string,
+	missing *string) coordinatorAnswer {
 	none := func(code int16) coordinatorAnswer { return coordinatorAnswer{code: code, node: -1, port: -1} }
 	var topic string
 	switch keyType {
@@ -123,10 +133,8 @@ func (h *Handlers) coordinatorFor(ctx context.Context, req *wire.Request, v *Vie
 	}
 	t := v.Live(topic)
 	if t == nil || len(t.Partitions) == 0 {
-		if v.Active && v.Topic(topic) == nil {
-			// The outcome does not change the answer: the client asks
-			// again, and finds the topic or an error then.
-			_ = h.autoCreate(ctx, topic)
+		if v.Topic(topic) == nil {
+			*missing = topic // one key type per request: one topic
 		}
 		return none(kerr.CoordinatorNotAvailable.Code)
 	}
@@ -137,7 +145,7 @@ func (h *Handlers) coordinatorFor(ctx context.Context, req *wire.Request, v *Vie
 			continue
 		}
 		if p.Leader == v.Self.ID {
-			break // never a leader of a partition, but never answer for itself
+			break // kzadmind hosts no replica (it re-places any assigned to it), so it coordinates nothing
 		}
 		b, ok := v.Broker(p.Leader)
 		if !ok {

@@ -118,13 +118,15 @@ func TestFindCoordinator(t *testing.T) {
 }
 
 // TestFindCoordinatorCreatesTheInternalTopic: a missing internal topic is
-// created with kzadmind's offsets.topic.* settings and the key answered
-// COORDINATOR_NOT_AVAILABLE; a standby creates nothing.
+// created once per request, with kzadmind's offsets.topic.* settings, and
+// each key answered COORDINATOR_NOT_AVAILABLE; a standby creates nothing.
 func TestFindCoordinatorCreatesTheInternalTopic(t *testing.T) {
 	f := newFixture(t, baseView())
-	r := f.call(findCoordinatorReq(3, 0, "g")).(*kmsg.FindCoordinatorResponse)
-	if r.ErrorCode != kerr.CoordinatorNotAvailable.Code || r.NodeID != -1 {
-		t.Errorf("answer %d node %d, want COORDINATOR_NOT_AVAILABLE, -1", r.ErrorCode, r.NodeID)
+	r := f.call(findCoordinatorReq(4, 0, "g", "h", "i")).(*kmsg.FindCoordinatorResponse)
+	for _, c := range r.Coordinators {
+		if c.ErrorCode != kerr.CoordinatorNotAvailable.Code || c.NodeID != -1 {
+			t.Errorf("%s: answer %d node %d, want COORDINATOR_NOT_AVAILABLE, -1", c.Key, c.ErrorCode, c.NodeID)
+		}
 	}
 	if len(f.admin.creates) != 1 || f.admin.creates[0].Topic != znodes.GroupMetadataTopic ||
 		f.admin.creates[0].Partitions != 50 || f.admin.creates[0].Config["cleanup.policy"] != "compact" {

@@ -14,22 +14,14 @@ package config
 import (
 	"sort"
 	"strings"
-	"unicode/utf16"
-)
 
-// javaHash is java.lang.String.hashCode.
-func javaHash(s string) int32 {
-	var h int32
-	for _, c := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(c)
-	}
-	return h
-}
+	"github.com/kzadmin/kzadmin/internal/javahash"
+)
 
 // javaSpread is the bucket hash of java.util.HashMap and
 // ConcurrentHashMap: the high half folded into the low half.
 func javaSpread(s string) uint32 {
-	h := uint32(javaHash(s))
+	h := uint32(javahash.String(s))
 	return (h ^ h>>16) & 0x7fffffff
 }
 
@@ -161,7 +153,7 @@ func champOrder(keys []string, shift uint) []string {
 	groups := map[uint32][]string{}
 	var slices []uint32
 	for _, k := range keys {
-		s := scalaImprove(javaHash(k)) >> shift & 31
+		s := scalaImprove(javahash.String(k)) >> shift & 31
 		if groups[s] == nil {
 			slices = append(slices, s)
 		}
@@ -197,7 +189,7 @@ func scalaSetString(names []string) string {
 // with its high half folded in, then by that hash within a bucket.
 func scalaMutableHashSetString(names []string) string {
 	out := append([]string(nil), names...)
-	hash := func(s string) int32 { h := javaHash(s); return h ^ int32(uint32(h)>>16) }
+	hash := func(s string) int32 { h := javahash.String(s); return h ^ int32(uint32(h)>>16) }
 	sort.SliceStable(out, func(i, j int) bool {
 		hi, hj := hash(out[i]), hash(out[j])
 		if hi&15 != hj&15 {

@@ -107,12 +107,3 @@ func TestScalaSetStringMatchesScala(t *testing.T) {
 		t.Errorf("two: %s", got)
 	}
 }
-
-func TestJavaHash(t *testing.T) {
-	// Values of java.lang.String.hashCode.
-	for s, want := range map[string]int32{"": 0, "a": 97, "broker.id": -1331263664, "é": 233} {
-		if got := javaHash(s); got != want {
-			t.Errorf("javaHash(%q) = %d, want %d", s, got, want)
-		}
-	}
-}

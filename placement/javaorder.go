@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"unicode/utf16"
+
+	"github.com/kzadmin/kzadmin/internal/javahash"
 )
 
 // rackKey names a rack. The absent rack (Optional.empty in Kafka) is a rack of its own for the
@@ -13,21 +15,12 @@ type rackKey struct {
 	present bool
 }
 
-// javaStringHash is java.lang.String.hashCode over the UTF-16 encoding of s.
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(u)
-	}
-	return h
-}
-
 // hash is Optional<String>.hashCode: 0 when absent.
 func (k rackKey) hash() int32 {
 	if !k.present {
 		return 0
 	}
-	return javaStringHash(k.name)
+	return javahash.String(k.name)
 }
 
 // compareJava orders strings as String.compareTo does: by UTF-16 code units. This differs from

@@ -145,15 +145,6 @@ func TestJavaHashMapOrderResizes(t *testing.T) {
 	}
 }
 
-func TestJavaStringHash(t *testing.T) {
-	for s, want := range map[string]int32{"": 0, "a": 97, "rack1": 108269626, "hello": 99162322,
-		"\U0001F600": 1772899} {
-		if got := javaStringHash(s); got != want {
-			t.Errorf("hash(%q) = %d, want %d", s, got, want)
-		}
-	}
-}
-
 func TestCompareJavaUTF16Order(t *testing.T) {
 	// U+FF5E is one code unit 0xFF5E; U+1F600 is the surrogate pair 0xD83D 0xDE00, so Java
 	// sorts the emoji first although its code point is larger.

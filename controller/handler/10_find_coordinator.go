@@ -36,12 +36,12 @@ package handler
 import (
 	"context"
 	"fmt"
-	"unicode/utf16"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/internal/javahash"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -163,19 +163,7 @@ func (h *Handlers) coordinatorFor(ctx context.Context, req *wire.Request, v *Vie
 // coordinatorPartition is Kafka's partitionFor: Utils.abs of the key's
 // Java String.hashCode, modulo the internal topic's partition count.
 func coordinatorPartition(key string, partitions int32) int32 {
-	return javaAbs(javaStringHash(key)) % partitions
-}
-
-// javaStringHash is Java's String.hashCode: s[0]*31^(n-1) + ... + s[n-1]
-// over the UTF-16 code units, in wrapping 32-bit arithmetic. Kafka decodes
-// the key from UTF-8, as Go's conversion to runes does (an invalid byte
-// becomes U+FFFD).
-func javaStringHash(s string) int32 {
-	var h int32
-	for _, u := range utf16.Encode([]rune(s)) {
-		h = 31*h + int32(u)
-	}
-	return h
+	return javaAbs(javahash.String(key)) % partitions
 }
 
 // javaAbs is Kafka's Utils.abs: the absolute value, and 0 for MinInt32,

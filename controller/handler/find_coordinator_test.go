@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/controller"
+	"github.com/kzadmin/kzadmin/internal/javahash"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -31,7 +32,7 @@ func TestCoordinatorPartitionMatchesJava(t *testing.T) {
 		{"txn-1", 110810510, 10},
 		{"polygenelubricants", -2147483648, 0},
 	} {
-		if h := javaStringHash(c.key); h != c.hash {
+		if h := javahash.String(c.key); h != c.hash {
 			t.Errorf("hash of %q = %d, Java says %d", c.key, h, c.hash)
 		}
 		if p := coordinatorPartition(c.key, 50); p != c.partition {

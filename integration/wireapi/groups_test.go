@@ -19,8 +19,9 @@ import (
 // can reach the controller), and clients pick "any broker" from that list.
 // Before kzadmind served FindCoordinator, ListGroups and DescribeLogDirs,
 // a Java consumer of a group failed at random with "The node does not
-// support FIND_COORDINATOR", and kafka-consumer-groups --list and
-// kafka-log-dirs --describe failed every time.
+// support FIND_COORDINATOR", kafka-consumer-groups --list failed every
+// time, and kafka-log-dirs --describe, which asks every node, could not
+// succeed.
 //
 // kzadmind's FindCoordinator answers are compared, key by key, with a
 // real broker's; then Kafka 3.9's own tools run against the brokers.

@@ -26,10 +26,8 @@ type Client struct {
 	queue   *eventQueue
 	watches *watchRegistry
 	sess    *sessionTracker
-	order   *sendOrder // the order of multis on the wire (send_order.go)
-	guard   *rearmGuard
-	// rearm wakes keepAnchor: a session came up, or the anchor watch went.
-	rearm chan struct{}
+	order   *sendOrder  // the order of multis on the wire (send_order.go)
+	shadow  *zxidShadow // the last zxid seen, kept from go-zookeeper (zxid_shadow.go)
 	// sessionEvents counts go-zookeeper's session state callbacks handled
 	// (see syncEvents).
 	sessionEvents atomic.Uint64
@@ -69,22 +67,21 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		watches:  newWatchRegistry(),
 		sess:     newSessionTracker(),
 		order:    newSendOrder(),
-		rearm:    make(chan struct{}, 1),
+		shadow:   &zxidShadow{},
 		closed:   make(chan struct{}),
 		loopDone: make(chan struct{}),
 		zkDone:   make(chan struct{}),
 	}
-	c.guard = newRearmGuard(c.log)
 	zkOpts := optionList(
 		zk.WithLogger(zkLogger{log: c.log}),
-		// The callback runs on go-zookeeper's goroutines: only enqueue.
-		zk.WithEventCallback(c.onZkEvent),
+		// The callback runs on go-zookeeper's receive loop: only enqueue.
+		zk.WithEventCallback(c.queue.push),
 	)
 	dial := opts.Dialer
 	if dial == nil {
 		dial = net.DialTimeout
 	}
-	zkOpts = append(zkOpts, zk.WithDialer(c.guard.dialer(c.order.dialer(dial))))
+	zkOpts = append(zkOpts, zk.WithDialer(c.shadow.dialer(c.order.dialer(dial))))
 	conn, events, err := zk.Connect(opts.Servers, opts.sessionTimeout(), zkOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper connect %s: %w", strings.Join(opts.Servers, ","), err)
@@ -98,8 +95,6 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 		close(c.zkDone)
 	}()
 	go c.eventLoop()
-	c.track() // for keepAnchor; Close has not begun
-	go c.keepAnchor()
 
 	if err := c.start(ctx, opts); err != nil {
 		c.Close()
@@ -240,14 +235,8 @@ func (c *Client) handle(zev zk.Event) {
 			return
 		}
 		c.logSession(ev)
-		if ev.State == StateConnected {
-			c.wakeKeepAnchor()
-		}
 		c.publish(ev)
 		return
-	}
-	if zev.Path == anchorPath {
-		return // the guard's own watch (rearm_guard.go)
 	}
 	typ, ok := eventTypeFrom(zev.Type)
 	if !ok {

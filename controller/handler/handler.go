@@ -22,6 +22,9 @@ type Options struct {
 	Elector Elector
 	// Authorizer is asked at every check point; nil allows everything.
 	Authorizer Authorizer
+	// ACLs serves DescribeAcls, CreateAcls and DeleteAcls; nil (no
+	// authorizer configured) answers them SECURITY_DISABLED, as Kafka does.
+	ACLs ACLAdmin
 	// Config is the static configuration. The handlers read node.id,
 	// auto.create.topics.enable, delete.topic.enable and
 	// partition.limits.error.code from it; the dynamic limits are
@@ -54,6 +57,7 @@ type Handlers struct {
 	admin     Admin
 	elector   Elector
 	authz     Authorizer
+	acls      ACLAdmin
 	cfg       config.Config
 	nodeID    int32            // the broker answered for (Options.NodeID)
 	settings  []config.Setting // cfg's keys, for DescribeConfigs of this node's id; nil for another broker
@@ -67,7 +71,7 @@ func New(opts Options) (*Handlers, error) {
 	if opts.Cluster == nil || opts.Admin == nil {
 		return nil, errors.New("handler: Options.Cluster and Options.Admin are required")
 	}
-	h := &Handlers{cluster: opts.Cluster, admin: opts.Admin, elector: opts.Elector, authz: opts.Authorizer,
+	h := &Handlers{cluster: opts.Cluster, admin: opts.Admin, elector: opts.Elector, authz: opts.Authorizer, acls: opts.ACLs,
 		cfg: opts.Config, settings: opts.Config.Settings(opts.ConfigSources), listener: opts.Listener,
 		limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
 	h.nodeID = opts.Config.NodeID
@@ -108,6 +112,9 @@ func (h *Handlers) Routes() []wire.Route {
 		route(16, h.listGroups),
 		route(19, h.createTopics),
 		route(20, h.deleteTopics),
+		h.describeACLsRoute(),
+		h.createACLsRoute(),
+		h.deleteACLsRoute(),
 		route(32, h.describeConfigs),
 		route(33, h.alterConfigs),
 		route(35, h.describeLogDirs),
@@ -127,21 +134,24 @@ func (h *Handlers) Routes() []wire.Route {
 
 // route adapts a typed handler method to a wire.Route for key's range.
 func route[T kmsg.Request](key int16, f func(context.Context, *wire.Request, T) kmsg.Response) wire.Route {
+	return routeWithErr(key, func(ctx context.Context, req *wire.Request, r T) (kmsg.Response, error) {
+		return f(ctx, req, r), nil
+	})
+}
+
+// routeWithErr is route for handlers that may close the connection.
+func routeWithErr[T kmsg.Request](key int16, f func(context.Context, *wire.Request, T) (kmsg.Response, error)) wire.Route {
 	vr, ok := wire.ZKBrokerRange(key)
 	if !ok {
 		panic(fmt.Sprintf("handler: key %d has no version range", key)) // a programming error
 	}
-	return wire.Route{VersionRange: vr, Handler: typed(f)}
-}
-
-func typed[T kmsg.Request](f func(context.Context, *wire.Request, T) kmsg.Response) wire.Handler {
-	return wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
+	return wire.Route{VersionRange: vr, Handler: wire.HandlerFunc(func(ctx context.Context, req *wire.Request) (kmsg.Response, error) {
 		body, ok := req.Body.(T)
 		if !ok {
 			return nil, fmt.Errorf("%s: unexpected body %T", kmsg.NameForKey(req.Key), req.Body)
 		}
-		return f(ctx, req, body), nil
-	})
+		return f(ctx, req, body)
+	})}
 }
 
 // strp returns a pointer to a copy of s.

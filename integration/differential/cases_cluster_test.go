@@ -54,6 +54,19 @@ func describeClusterCase() testCase {
 	}}
 }
 
+// aclsCase: neither run configures an authorizer, so every ACL API
+// answers SECURITY_DISABLED, with Kafka's messages.
+func aclsCase() testCase {
+	return testCase{name: "acls", steps: []step{
+		{name: "describe-v0", req: describeACLs(0)},
+		{name: "describe-v3", req: describeACLs(3)},
+		{name: "create-v0", req: createACLs(0)},
+		{name: "create-v3", req: createACLs(3)},
+		{name: "delete-v1", req: deleteACLs(1)},
+		{name: "delete-v3", req: deleteACLs(3)},
+	}}
+}
+
 // allCases is every case, in the order both runs send them.
 func allCases() []testCase {
 	return []testCase{
@@ -75,5 +88,6 @@ func allCases() []testCase {
 		incrementalAlterMoreCase(),
 		electLeadersMoreCase(),
 		reassignmentsMoreCase(),
+		aclsCase(),
 	}
 }

@@ -250,6 +250,38 @@ func describeCluster(v int16, endpointType int8, includeOps bool) build {
 	return fixed(r)
 }
 
+// --- ACLs ---
+
+func describeACLs(v int16) build {
+	r := kmsg.NewPtrDescribeACLsRequest()
+	r.Version, r.ResourceType, r.ResourcePatternType, r.Operation, r.PermissionType = v, 1, 1, 1, 1
+	if v == 0 {
+		r.ResourcePatternType = 3
+	}
+	return fixed(r)
+}
+
+func createACLs(v int16) build {
+	r := kmsg.NewPtrCreateACLsRequest()
+	r.Version = v
+	for _, name := range []string{"acl-a", "acl-b"} {
+		c := kmsg.NewCreateACLsRequestCreation()
+		c.ResourceType, c.ResourceName, c.ResourcePatternType = 2, name, 3
+		c.Principal, c.Host, c.Operation, c.PermissionType = "User:alice", "*", 3, 3
+		r.Creations = append(r.Creations, c)
+	}
+	return fixed(r)
+}
+
+func deleteACLs(v int16) build {
+	r := kmsg.NewPtrDeleteACLsRequest()
+	r.Version = v
+	f := kmsg.NewDeleteACLsRequestFilter()
+	f.ResourceType, f.ResourcePatternType, f.Operation, f.PermissionType = 2, 3, 1, 1
+	r.Filters = append(r.Filters, f)
+	return fixed(r)
+}
+
 // --- config resources ---
 
 // ownID is the run's controller's id as a resource name.

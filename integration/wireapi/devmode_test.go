@@ -2,18 +2,13 @@ package wireapi
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
-	"github.com/kzadmin/kzadmin/integration/waitfor"
-	"github.com/kzadmin/kzadmin/internal/daemon"
 )
 
 // TestJavaToolsAgainstDevMode runs Kafka 3.9's kafka-topics and
@@ -27,45 +22,14 @@ import (
 func TestJavaToolsAgainstDevMode(t *testing.T) {
 	kafka.SkipIfHeavyDisabled(t)
 	ctx := testCtx(t, 3*time.Minute)
-	conf := config.Default()
-	conf.Dev = true
-	conf.NodeID = config.DevNodeID
-	conf.HTTPListen = ""
-	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1"}}
-	d, err := daemon.Start(ctx, conf, daemon.Options{}, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := d.Stop(stopCtx); err != nil {
-			t.Errorf("stop: %v", err)
-		}
-	})
-	if err := waitfor.Until(ctx, time.Minute, 50*time.Millisecond, func() error {
-		if st := d.Controller().Snapshot(); st == nil || !st.Active || len(st.Brokers) != 3 {
-			return errors.New("the controller is not active with 3 brokers")
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	d := startDevDaemon(t, ctx)
 	run := func(class string, args ...string) string {
 		t.Helper()
-		out, _, err := kafka.RunTool(ctx, class, append([]string{"--bootstrap-server", d.KafkaAddr()}, args...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
+		return mustRunTool(ctx, t, class, append([]string{"--bootstrap-server", d.KafkaAddr()}, args...)...)
 	}
 	expect := func(out string, want ...string) {
 		t.Helper()
-		for _, w := range want {
-			if !strings.Contains(out, w) {
-				t.Errorf("output lacks %q:\n%s", w, out)
-			}
-		}
+		outputHas(t, out, want...)
 	}
 
 	expect(run(kafka.TopicCommand, "--create", "--topic", "dev-java", "--partitions", "3", "--replication-factor", "3",
@@ -87,4 +51,25 @@ func TestJavaToolsAgainstDevMode(t *testing.T) {
 	}
 	expect(run(kafka.ConfigCommand, "--describe", "--entity-type", "topics", "--entity-name", "dev-java"),
 		"retention.ms=60000")
+}
+
+// mustRunTool runs a Kafka tool and returns its output, failing the test
+// if it exits with an error.
+func mustRunTool(ctx context.Context, t *testing.T, class string, args ...string) string {
+	t.Helper()
+	out, _, err := kafka.RunTool(ctx, class, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// outputHas fails the test for each of want that out lacks.
+func outputHas(t *testing.T, out string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
 }

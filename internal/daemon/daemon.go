@@ -16,6 +16,7 @@ import (
 	"github.com/kzadmin/kzadmin/controller/brokerchan"
 	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/security/acl"
 	"github.com/kzadmin/kzadmin/security/zkacl"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -232,9 +233,15 @@ func (d *Daemon) adminAPIs(authz handler.Authorizer) func(listener string, self 
 		PrereadCreates: true, OnCreateRound: d.createRounds.observe}))
 	view := newViewAdapter(d.ctrl, d.clusterID)
 	view.dir = d.dir
+	// With an authorizer, the ACL APIs read and write the ACL znodes it
+	// follows; without one they answer SECURITY_DISABLED, as Kafka's do.
+	var acls handler.ACLAdmin
+	if authz != nil {
+		acls = acl.NewWireAdmin(acl.NewStore(d.zk), d.log.With().Str("component", "acl-api").Logger())
+	}
 	return func(listener string, self *int32) (*handler.Handlers, error) {
 		return handler.New(handler.Options{
-			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz,
+			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz, ACLs: acls,
 			Config: d.conf, ConfigSources: d.sources, NodeID: self, Listener: listener,
 			Logger: d.log.With().Str("component", "api").Str("listener", listener).Logger(),
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -150,7 +151,8 @@ func configsThroughSimulatedBrokers(t *testing.T, addr string) {
 		for _, k := range avResp.ApiKeys {
 			keys[k.ApiKey] = true
 		}
-		for _, k := range []kmsg.Key{kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster, kmsg.Metadata} {
+		for _, k := range []kmsg.Key{kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster, kmsg.Metadata,
+			kmsg.DescribeACLs, kmsg.CreateACLs, kmsg.DeleteACLs} {
 			if !keys[k.Int16()] {
 				t.Errorf("broker %d does not advertise %s", id, kmsg.NameForKey(k.Int16()))
 			}
@@ -159,6 +161,13 @@ func configsThroughSimulatedBrokers(t *testing.T, addr string) {
 			if keys[k.Int16()] {
 				t.Errorf("broker %d advertises %s, which a ZooKeeper-mode broker leaves to the controller or lacks", id, kmsg.NameForKey(k.Int16()))
 			}
+		}
+
+		// No authorizer in this dev mode: the ACL APIs say so, as Kafka's.
+		acls := kmsg.NewPtrDescribeACLsRequest()
+		acls.ResourceType, acls.ResourcePatternType, acls.Operation, acls.PermissionType = 1, 1, 1, 1
+		if aclsResp, err := acls.RequestWith(ctx, broker); err != nil || aclsResp.ErrorCode != kerr.SecurityDisabled.Code {
+			t.Errorf("broker %d: DescribeAcls: %v %+v, want SECURITY_DISABLED", id, err, aclsResp)
 		}
 
 		name := strconv.Itoa(int(id))

@@ -73,8 +73,8 @@ func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Op
 
 // brokerAnswered keeps the admin routes that a ZooKeeper-mode Kafka 3.9
 // broker answers itself rather than leaving to the controller, and that
-// admin clients send to whichever broker they like: the configs APIs and
-// DescribeCluster. The simulated brokers serve kzadmind's handlers for
+// admin clients send to whichever broker they like: the configs APIs, the
+// ACL APIs and DescribeCluster. The simulated brokers serve kzadmind's handlers for
 // them, as a real broker would read the same znodes. DescribeTopicPartitions
 // is left out: ZooKeeper-mode brokers do not serve it, and clients fall
 // back to Metadata.
@@ -82,7 +82,8 @@ func brokerAnswered(routes []wire.Route) []wire.Route {
 	var out []wire.Route
 	for _, r := range routes {
 		switch kmsg.Key(r.Key) {
-		case kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster:
+		case kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster,
+			kmsg.DescribeACLs, kmsg.CreateACLs, kmsg.DeleteACLs:
 			out = append(out, r)
 		}
 	}

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
@@ -171,7 +172,10 @@ func (g *goldenScenario) brokerAction(t *testing.T, d *datadriven.TestData) stri
 		case "restart-broker":
 			err = b.Restart(testCtx(t))
 		case "controlled-shutdown":
-			err = b.Shutdown(testCtx(t))
+			// The broker stops once the controller's answers to it are
+			// delivered, so that the StopReplica of its followers is
+			// recorded every time, not only when it wins the race.
+			err = b.ShutdownWhen(testCtx(t), func(ctx context.Context) error { return g.controlRequestsDrained(ctx, t) })
 		case "lag", "unlag":
 			b.SetLagging(d.Cmd == "lag")
 		}

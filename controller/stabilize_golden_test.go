@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -146,6 +147,28 @@ func (g *goldenScenario) stabilize(t *testing.T, d *datadriven.TestData) {
 		last = fp
 		time.Sleep(15 * time.Millisecond)
 	}
+}
+
+// controlRequestsDrained waits until the controller is idle and every
+// control request it wrote has been answered, for goldenStableRounds polls
+// in a row (see stabilize for why one poll is not enough).
+func (g *goldenScenario) controlRequestsDrained(ctx context.Context, t *testing.T) error {
+	stable := 0
+	for stable < goldenStableRounds {
+		_, inFlight := g.log.counters()
+		if g.ctl.c.queue.len() == 0 && inFlight == 0 &&
+			metricValue(t, g.ctl, "kafka_controller_KafkaController_ControllerState") == 0 {
+			stable++
+		} else {
+			stable = 0
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("control requests still in flight: %w", ctx.Err())
+		case <-time.After(15 * time.Millisecond):
+		}
+	}
+	return nil
 }
 
 // converged returns a fingerprint of the cluster and, when it has not

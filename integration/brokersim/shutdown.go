@@ -41,6 +41,16 @@ func (e *ControlledShutdownError) Unwrap() error { return e.Err }
 // broker is stopped all the same), ctx's error if ctx ended first, and
 // ErrNotRunning if the broker was not running.
 func (b *Broker) Shutdown(ctx context.Context) error {
+	return b.ShutdownWhen(ctx, nil)
+}
+
+// ShutdownWhen is Shutdown, but after the controlled shutdown it keeps
+// serving until beforeStop (when not nil) returns. A real broker's own
+// shutdown usually gives the controller time to deliver what it sent in
+// answer (StopReplica for the replicas the broker follows), and nothing
+// guarantees it; a test that checks those requests waits for them here.
+// beforeStop's error is returned if the shutdown itself succeeded.
+func (b *Broker) ShutdownWhen(ctx context.Context, beforeStop func(context.Context) error) error {
 	b.lifeMu.Lock()
 	defer b.lifeMu.Unlock()
 	inc := b.inc
@@ -53,6 +63,9 @@ func (b *Broker) Shutdown(ctx context.Context) error {
 	b.mu.Unlock()
 	b.Resume()
 	err := b.controlledShutdown(ctx)
+	if err == nil && beforeStop != nil {
+		err = beforeStop(ctx)
+	}
 	b.halt(inc, false)
 	if err != nil {
 		b.log.Warn().Err(err).Msg("broker shut down uncleanly")

@@ -10,6 +10,17 @@ import (
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
+// Manager lists, adds and removes ACL bindings: Store does it in
+// ZooKeeper, the CLI's wire backend through kzadmind or a broker.
+type Manager interface {
+	// List returns the bindings f matches, grouped by pattern.
+	List(ctx context.Context, f Filter) ([]Binding, error)
+	// Add stores bindings; entries a pattern already has are kept once.
+	Add(ctx context.Context, bindings []Binding) error
+	// Remove deletes the bindings f matches and returns them.
+	Remove(ctx context.Context, f Filter) ([]Binding, error)
+}
+
 // Store reads and writes ACLs in Kafka's ZooKeeper layout. Each change of
 // a pattern is one multi: the version-checked write (or delete) of its
 // znode and its change notification, retried from a fresh read when a

@@ -11,10 +11,10 @@ import (
 	"github.com/kzadmin/kzadmin/security/acl"
 )
 
-// aclStorer is the backend that can reach Kafka's ACL znodes; the
-// ZooKeeper backend is one.
-type aclStorer interface {
-	ACLStore() *acl.Store
+// aclBackend is a backend that can list and change ACLs: the ZooKeeper
+// backend writes Kafka's ACL znodes, the wire backend sends the ACL APIs.
+type aclBackend interface {
+	ACLs() acl.Manager
 }
 
 func (a *app) aclsCommand() *cobra.Command {
@@ -25,7 +25,9 @@ func (a *app) aclsCommand() *cobra.Command {
 		Long: `acls lists, adds and removes the ACLs Kafka's AclAuthorizer (and kzadmind's)
 reads, with kafka-acls' options. With --zookeeper it writes /kafka-acl/<type>/<name>
 (prefixed patterns under /kafka-acl-extended/prefixed) and the change notification
-brokers follow, exactly as kafka-acls --authorizer-properties zookeeper.connect=... does.`,
+brokers follow, exactly as kafka-acls --authorizer-properties zookeeper.connect=... does.
+With --bootstrap-server it sends DescribeAcls, CreateAcls and DeleteAcls, which every
+broker and kzadmind answer from those znodes (an authorizer must be configured there).`,
 		Example: `  kzadmin acls --zookeeper zk:2181 --add --allow-principal User:alice --operation Read --operation Describe --topic orders
   kzadmin acls --zookeeper zk:2181 --add --allow-principal User:broker --operation ClusterAction --cluster
   kzadmin acls --zookeeper zk:2181 --add --allow-principal User:app --operation Write --topic fin- --resource-pattern-type prefixed
@@ -37,22 +39,18 @@ brokers follow, exactly as kafka-acls --authorizer-properties zookeeper.connect=
 			if err != nil {
 				return err
 			}
-			if a.g.BootstrapServer != "" {
-				return usagef("kzadmin acls is not supported over --bootstrap-server (kzadmind does not serve " +
-					"CreateAcls, DescribeAcls or DeleteAcls); use --zookeeper")
-			}
 			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
-				s, ok := b.(aclStorer)
+				s, ok := b.(aclBackend)
 				if !ok {
-					return usagef("kzadmin acls needs --zookeeper")
+					return fmt.Errorf("kzadmin acls: the %T backend cannot reach ACLs", b)
 				}
 				switch action {
 				case "add":
-					return a.aclsAdd(ctx, s.ACLStore(), f)
+					return a.aclsAdd(ctx, s.ACLs(), f)
 				case "remove":
-					return a.aclsRemove(ctx, s.ACLStore(), f)
+					return a.aclsRemove(ctx, s.ACLs(), f)
 				}
-				return a.aclsList(ctx, s.ACLStore(), f)
+				return a.aclsList(ctx, s.ACLs(), f)
 			})
 		},
 	}
@@ -101,7 +99,7 @@ func (a *app) printByResource(title string, bs []acl.Binding) {
 	}
 }
 
-func (a *app) aclsAdd(ctx context.Context, s *acl.Store, f aclFlags) error {
+func (a *app) aclsAdd(ctx context.Context, s acl.Manager, f aclFlags) error {
 	pt, err := f.resourcePatternType()
 	if err != nil {
 		return err
@@ -147,7 +145,7 @@ func (a *app) aclsAdd(ctx context.Context, s *acl.Store, f aclFlags) error {
 	return nil
 }
 
-func (a *app) aclsRemove(ctx context.Context, s *acl.Store, f aclFlags) error {
+func (a *app) aclsRemove(ctx context.Context, s acl.Manager, f aclFlags) error {
 	pt, err := f.resourcePatternType()
 	if err != nil {
 		return err
@@ -214,7 +212,7 @@ func removeFilters(resources []acl.Filter, entries []acl.Entry) []acl.Filter {
 	return out
 }
 
-func (a *app) aclsList(ctx context.Context, s *acl.Store, f aclFlags) error {
+func (a *app) aclsList(ctx context.Context, s acl.Manager, f aclFlags) error {
 	pt, err := f.resourcePatternType()
 	if err != nil {
 		return err

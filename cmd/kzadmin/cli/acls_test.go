@@ -71,11 +71,6 @@ func TestACLs(t *testing.T) {
 	c.want(2, []string{"add --force"}, "acls", "--remove", "--topic", "fin-", "--resource-pattern-type", "prefixed")
 	c.want(0, []string{"Dry run: nothing was written"}, "acls", "--add", "--allow-principal", "User:a", "--topic", "x", "--dry-run")
 	sameTree(t, before, c.snapshot())
-	var out, errOut strings.Builder
-	code := Run(c.ctx, []string{"acls", "--list", "--bootstrap-server", "127.0.0.1:1"}, &out, &errOut, Options{})
-	if code != ExitUsage || !strings.Contains(errOut.String(), "not supported over --bootstrap-server") {
-		t.Errorf("--bootstrap-server: exit %d %s", code, errOut.String())
-	}
 }
 
 // aclCommand runs Kafka 3.9's kafka-acls against the cluster's chroot.

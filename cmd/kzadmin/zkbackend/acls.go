@@ -4,7 +4,7 @@ import (
 	"github.com/kzadmin/kzadmin/security/acl"
 )
 
-// ACLStore reads and writes Kafka's ACL znodes (/kafka-acl,
+// ACLs reads and writes Kafka's ACL znodes (/kafka-acl,
 // /kafka-acl-extended) with their change notifications, as Kafka's
 // AclAuthorizer does when kafka-acls runs against ZooKeeper.
-func (b *Backend) ACLStore() *acl.Store { return acl.NewStore(b.zk) }
+func (b *Backend) ACLs() acl.Manager { return acl.NewStore(b.zk) }

@@ -30,6 +30,59 @@ func NewWireAdmin(store *Store, log zerolog.Logger) *WireAdmin {
 	return &WireAdmin{store: store, log: log}
 }
 
+// The wire forms of a binding. Kafka's codes are the model's own, so each
+// conversion copies fields.
+
+// CreationOf is b as a CreateAcls creation.
+func CreationOf(b Binding) kmsg.CreateACLsRequestCreation {
+	c := kmsg.NewCreateACLsRequestCreation()
+	c.ResourceType, c.ResourceName = kmsg.ACLResourceType(b.Pattern.Type), b.Pattern.Name
+	c.ResourcePatternType = kmsg.ACLResourcePatternType(b.Pattern.PatternType)
+	c.Principal, c.Host = b.Entry.Principal, b.Entry.Host
+	c.Operation, c.PermissionType = kmsg.ACLOperation(b.Entry.Operation), kmsg.ACLPermissionType(b.Entry.Permission)
+	return c
+}
+
+// BindingOfCreation is the binding a CreateAcls creation asks for.
+func BindingOfCreation(c kmsg.CreateACLsRequestCreation) Binding {
+	return Binding{
+		Pattern: Pattern{Type: ResourceType(c.ResourceType), Name: c.ResourceName, PatternType: PatternType(c.ResourcePatternType)},
+		Entry:   Entry{Principal: c.Principal, Host: c.Host, Operation: Operation(c.Operation), Permission: Permission(c.PermissionType)},
+	}
+}
+
+// MatchingACLOf is b as a DeleteAcls answer lists it.
+func MatchingACLOf(b Binding) kmsg.DeleteACLsResponseResultMatchingACL {
+	m := kmsg.NewDeleteACLsResponseResultMatchingACL()
+	m.ResourceType, m.ResourceName = kmsg.ACLResourceType(b.Pattern.Type), b.Pattern.Name
+	m.ResourcePatternType = kmsg.ACLResourcePatternType(b.Pattern.PatternType)
+	m.Principal, m.Host = b.Entry.Principal, b.Entry.Host
+	m.Operation, m.PermissionType = kmsg.ACLOperation(b.Entry.Operation), kmsg.ACLPermissionType(b.Entry.Permission)
+	return m
+}
+
+// BindingOfMatching is the binding a DeleteAcls answer lists.
+func BindingOfMatching(m kmsg.DeleteACLsResponseResultMatchingACL) Binding {
+	return Binding{
+		Pattern: Pattern{Type: ResourceType(m.ResourceType), Name: m.ResourceName, PatternType: PatternType(m.ResourcePatternType)},
+		Entry:   Entry{Principal: m.Principal, Host: m.Host, Operation: Operation(m.Operation), Permission: Permission(m.PermissionType)},
+	}
+}
+
+// FilterFields are f's fields as DescribeAcls and DeleteAcls carry them:
+// an empty name, principal or host is null, which matches everything.
+func FilterFields(f Filter) (rt kmsg.ACLResourceType, name *string, pt kmsg.ACLResourcePatternType, principal, host *string,
+	op kmsg.ACLOperation, perm kmsg.ACLPermissionType) {
+	orNull := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	return kmsg.ACLResourceType(f.Type), orNull(f.Name), kmsg.ACLResourcePatternType(f.PatternType),
+		orNull(f.Principal), orNull(f.Host), kmsg.ACLOperation(f.Operation), kmsg.ACLPermissionType(f.Permission)
+}
+
 // wireFilter builds a Filter from a request's fields. A name, principal or
 // host that is present but empty matches nothing, as in Kafka (no stored
 // binding has an empty one); ok is false then.
@@ -119,10 +172,7 @@ func (w *WireAdmin) CreateACLs(ctx context.Context, creations []kmsg.CreateACLsR
 	bindings := make([]Binding, len(creations))
 	for i, c := range creations {
 		results[i] = kmsg.NewCreateACLsResponseResult()
-		bindings[i] = Binding{
-			Pattern: Pattern{Type: ResourceType(c.ResourceType), Name: c.ResourceName, PatternType: PatternType(c.ResourcePatternType)},
-			Entry:   Entry{Principal: c.Principal, Host: c.Host, Operation: Operation(c.Operation), Permission: Permission(c.PermissionType)},
-		}
+		bindings[i] = BindingOfCreation(c)
 		if msg := creationProblem(bindings[i]); msg != "" {
 			results[i].ErrorCode, results[i].ErrorMessage = kerr.InvalidRequest.Code, &msg
 			continue
@@ -160,12 +210,7 @@ func (w *WireAdmin) DeleteACLs(ctx context.Context, filters []kmsg.DeleteACLsReq
 		if ok {
 			removed, err := w.store.Remove(ctx, f)
 			for _, b := range removed {
-				m := kmsg.NewDeleteACLsResponseResultMatchingACL()
-				m.ResourceType, m.ResourceName = kmsg.ACLResourceType(b.Pattern.Type), b.Pattern.Name
-				m.ResourcePatternType = kmsg.ACLResourcePatternType(b.Pattern.PatternType)
-				m.Principal, m.Host = b.Entry.Principal, b.Entry.Host
-				m.Operation, m.PermissionType = kmsg.ACLOperation(b.Entry.Operation), kmsg.ACLPermissionType(b.Entry.Permission)
-				res.MatchingACLs = append(res.MatchingACLs, m)
+				res.MatchingACLs = append(res.MatchingACLs, MatchingACLOf(b))
 			}
 			if err != nil {
 				w.log.Warn().Err(err).Int("filter", i).Msg("delete ACLs")

@@ -146,3 +146,29 @@ func TestWireAdminCreateDescribeDelete(t *testing.T) {
 		t.Fatalf("/kafka-acl/Topic/orders left without entries: %v %v", ok, err)
 	}
 }
+
+// TestWireConversionsRoundTrip: every binding and filter survives its wire
+// form, the one the CLI sends and the one kzadmind reads.
+func TestWireConversionsRoundTrip(t *testing.T) {
+	for _, b := range []Binding{
+		{topic("orders"), allow("User:alice", OpRead)},
+		{prefix("fin-"), Entry{"User:bob", "10.0.0.1", OpWrite, PermissionDeny}},
+		{Pattern{ResourceCluster, ClusterName, PatternLiteral}, allow("User:*", OpIdempotentWrite)},
+	} {
+		if got := BindingOfCreation(CreationOf(b)); got != b {
+			t.Errorf("creation round trip: %v, want %v", got, b)
+		}
+		if got := BindingOfMatching(MatchingACLOf(b)); got != b {
+			t.Errorf("matching round trip: %v, want %v", got, b)
+		}
+	}
+	for _, f := range []Filter{
+		MatchAll(),
+		{Type: ResourceTopic, Name: "fin-x", PatternType: PatternMatch, Principal: "User:a", Host: "*", Operation: OpRead, Permission: PermissionAllow},
+	} {
+		got, ok := wireFilter(FilterFields(f))
+		if !ok || got != f {
+			t.Errorf("filter round trip: %+v %v, want %+v", got, ok, f)
+		}
+	}
+}

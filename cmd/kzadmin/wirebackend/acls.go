@@ -17,20 +17,10 @@ func (b *Backend) ACLs() acl.Manager { return wireACLs{b: b} }
 
 type wireACLs struct{ b *Backend }
 
-// orNull is s, or null for "" (a filter field that matches everything).
-func orNull(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func (w wireACLs) List(ctx context.Context, f acl.Filter) ([]acl.Binding, error) {
 	req := kmsg.NewPtrDescribeACLsRequest()
-	req.ResourceType, req.ResourceName = kmsg.ACLResourceType(f.Type), orNull(f.Name)
-	req.ResourcePatternType = kmsg.ACLResourcePatternType(f.PatternType)
-	req.Principal, req.Host = orNull(f.Principal), orNull(f.Host)
-	req.Operation, req.PermissionType = kmsg.ACLOperation(f.Operation), kmsg.ACLPermissionType(f.Permission)
+	req.ResourceType, req.ResourceName, req.ResourcePatternType, req.Principal, req.Host, req.Operation,
+		req.PermissionType = acl.FilterFields(f)
 	resp, err := responseAs[*kmsg.DescribeACLsResponse](w.b.request(ctx, req))
 	if err != nil {
 		return nil, err
@@ -52,12 +42,7 @@ func (w wireACLs) List(ctx context.Context, f acl.Filter) ([]acl.Binding, error)
 func (w wireACLs) Add(ctx context.Context, bindings []acl.Binding) error {
 	req := kmsg.NewPtrCreateACLsRequest()
 	for _, b := range bindings {
-		c := kmsg.NewCreateACLsRequestCreation()
-		c.ResourceType, c.ResourceName = kmsg.ACLResourceType(b.Pattern.Type), b.Pattern.Name
-		c.ResourcePatternType = kmsg.ACLResourcePatternType(b.Pattern.PatternType)
-		c.Principal, c.Host = b.Entry.Principal, b.Entry.Host
-		c.Operation, c.PermissionType = kmsg.ACLOperation(b.Entry.Operation), kmsg.ACLPermissionType(b.Entry.Permission)
-		req.Creations = append(req.Creations, c)
+		req.Creations = append(req.Creations, acl.CreationOf(b))
 	}
 	resp, err := responseAs[*kmsg.CreateACLsResponse](w.b.request(ctx, req))
 	if err != nil {
@@ -75,10 +60,8 @@ func (w wireACLs) Add(ctx context.Context, bindings []acl.Binding) error {
 func (w wireACLs) Remove(ctx context.Context, f acl.Filter) ([]acl.Binding, error) {
 	req := kmsg.NewPtrDeleteACLsRequest()
 	fr := kmsg.NewDeleteACLsRequestFilter()
-	fr.ResourceType, fr.ResourceName = kmsg.ACLResourceType(f.Type), orNull(f.Name)
-	fr.ResourcePatternType = kmsg.ACLResourcePatternType(f.PatternType)
-	fr.Principal, fr.Host = orNull(f.Principal), orNull(f.Host)
-	fr.Operation, fr.PermissionType = kmsg.ACLOperation(f.Operation), kmsg.ACLPermissionType(f.Permission)
+	fr.ResourceType, fr.ResourceName, fr.ResourcePatternType, fr.Principal, fr.Host, fr.Operation,
+		fr.PermissionType = acl.FilterFields(f)
 	req.Filters = append(req.Filters, fr)
 	resp, err := responseAs[*kmsg.DeleteACLsResponse](w.b.request(ctx, req))
 	if err != nil {
@@ -89,11 +72,7 @@ func (w wireACLs) Remove(ctx context.Context, f acl.Filter) ([]acl.Binding, erro
 	for _, r := range resp.Results {
 		errs = append(errs, codeError("ACLs", r.ErrorCode, r.ErrorMessage))
 		for _, m := range r.MatchingACLs {
-			b := acl.Binding{
-				Pattern: acl.Pattern{Type: acl.ResourceType(m.ResourceType), Name: m.ResourceName, PatternType: acl.PatternType(m.ResourcePatternType)},
-				Entry: acl.Entry{Principal: m.Principal, Host: m.Host, Operation: acl.Operation(m.Operation),
-					Permission: acl.Permission(m.PermissionType)},
-			}
+			b := acl.BindingOfMatching(m)
 			if err := codeError(b.Pattern.String()+" "+b.Entry.String(), m.ErrorCode, m.ErrorMessage); err != nil {
 				errs = append(errs, err)
 				continue

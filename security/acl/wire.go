@@ -69,6 +69,20 @@ func BindingOfMatching(m kmsg.DeleteACLsResponseResultMatchingACL) Binding {
 	}
 }
 
+// BindingsOfResources are the bindings a DescribeAcls answer lists, in
+// its order.
+func BindingsOfResources(resources []kmsg.DescribeACLsResponseResource) []Binding {
+	var out []Binding
+	for _, r := range resources {
+		p := Pattern{Type: ResourceType(r.ResourceType), Name: r.ResourceName, PatternType: PatternType(r.ResourcePatternType)}
+		for _, a := range r.ACLs {
+			out = append(out, Binding{Pattern: p, Entry: Entry{Principal: a.Principal, Host: a.Host,
+				Operation: Operation(a.Operation), Permission: Permission(a.PermissionType)}})
+		}
+	}
+	return out
+}
+
 // FilterFields are f's fields as DescribeAcls and DeleteAcls carry them:
 // an empty name, principal or host is null, which matches everything.
 func FilterFields(f Filter) (rt kmsg.ACLResourceType, name *string, pt kmsg.ACLResourcePatternType, principal, host *string,

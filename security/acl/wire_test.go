@@ -162,6 +162,28 @@ func TestWireConversionsRoundTrip(t *testing.T) {
 			t.Errorf("matching round trip: %v, want %v", got, b)
 		}
 	}
+	// A DescribeAcls answer as WireAdmin groups it reads back as the
+	// bindings it was built from.
+	zk, _ := connectZK(t)
+	w := NewWireAdmin(NewStore(zk), zerolog.Nop())
+	ctx := testCtx(t)
+	stored := []Binding{
+		{topic("orders"), allow("User:alice", OpRead)},
+		{topic("orders"), Entry{"User:bob", "10.0.0.1", OpWrite, PermissionDeny}},
+		{prefix("fin-"), allow("User:alice", OpWrite)},
+	}
+	if err := w.store.Add(ctx, stored); err != nil {
+		t.Fatal(err)
+	}
+	r := kmsg.NewPtrDescribeACLsRequest()
+	r.ResourceType, r.ResourcePatternType, r.Operation, r.PermissionType = 1, 1, 1, 1
+	res, err := w.DescribeACLs(ctx, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := BindingsOfResources(res); fmt.Sprint(got) != fmt.Sprint(stored) {
+		t.Errorf("describe round trip: %v, want %v", got, stored)
+	}
 	for _, f := range []Filter{
 		MatchAll(),
 		{Type: ResourceTopic, Name: "fin-x", PatternType: PatternMatch, Principal: "User:a", Host: "*", Operation: OpRead, Permission: PermissionAllow},

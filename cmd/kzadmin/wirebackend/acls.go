@@ -3,6 +3,7 @@ package wirebackend
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -28,15 +29,16 @@ func (w wireACLs) List(ctx context.Context, f acl.Filter) ([]acl.Binding, error)
 	if err := codeError("ACLs", resp.ErrorCode, resp.ErrorMessage); err != nil {
 		return nil, err
 	}
-	var out []acl.Binding
-	for _, r := range resp.Resources {
-		p := acl.Pattern{Type: acl.ResourceType(r.ResourceType), Name: r.ResourceName, PatternType: acl.PatternType(r.ResourcePatternType)}
-		for _, a := range r.ACLs {
-			out = append(out, acl.Binding{Pattern: p, Entry: acl.Entry{Principal: a.Principal, Host: a.Host,
-				Operation: acl.Operation(a.Operation), Permission: acl.Permission(a.PermissionType)}})
-		}
+	return acl.BindingsOfResources(resp.Resources), nil
+}
+
+// answerCount refuses an answer with another number of results than the
+// request had items: whatever it left out would pass for a success.
+func answerCount(api string, got, want int) error {
+	if got != want {
+		return fmt.Errorf("%s: the cluster answered %d results for %d items sent; nothing is known of the rest", api, got, want)
 	}
-	return out, nil
+	return nil
 }
 
 func (w wireACLs) Add(ctx context.Context, bindings []acl.Binding) error {
@@ -48,11 +50,12 @@ func (w wireACLs) Add(ctx context.Context, bindings []acl.Binding) error {
 	if err != nil {
 		return err
 	}
+	if err := answerCount("CreateAcls", len(resp.Results), len(bindings)); err != nil {
+		return err
+	}
 	var errs []error
 	for i, r := range resp.Results {
-		if i < len(bindings) {
-			errs = append(errs, codeError(bindings[i].Pattern.String()+" "+bindings[i].Entry.String(), r.ErrorCode, r.ErrorMessage))
-		}
+		errs = append(errs, codeError(bindings[i].Pattern.String()+" "+bindings[i].Entry.String(), r.ErrorCode, r.ErrorMessage))
 	}
 	return errors.Join(errs...)
 }
@@ -65,6 +68,9 @@ func (w wireACLs) Remove(ctx context.Context, f acl.Filter) ([]acl.Binding, erro
 	req.Filters = append(req.Filters, fr)
 	resp, err := responseAs[*kmsg.DeleteACLsResponse](w.b.request(ctx, req))
 	if err != nil {
+		return nil, err
+	}
+	if err := answerCount("DeleteAcls", len(resp.Results), 1); err != nil {
 		return nil, err
 	}
 	var removed []acl.Binding

@@ -5,10 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
-
-	"github.com/kzadmin/kzadmin/internal/daemon"
 )
 
 // TestACLs runs kzadmin acls over the wire against kzadmind (dev mode)
@@ -26,15 +22,7 @@ func TestACLs(t *testing.T) {
 		"authorizer.class.name": "kafka.security.authorizer.AclAuthorizer",
 		"super.users":           "User:ANONYMOUS", // the CLI connects anonymously
 	}
-	d, err := daemon.Start(ctx, conf, daemon.Options{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, stop := context.WithTimeout(context.Background(), time.Minute)
-		defer stop()
-		_ = d.Stop(stopCtx)
-	})
+	d := startDaemon(ctx, t, conf)
 	c, err := newCluster(ctx, d, "", 3)
 	if err != nil {
 		t.Fatal(err)

@@ -9,14 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/wirebackend"
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/integration/brokersim"
-	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -56,15 +54,7 @@ func startOwnCluster(t *testing.T, ctx context.Context, chroot string) *ownClust
 	}
 	conf := devConfig()
 	conf.ZooKeeper.Connect = config.ZKConnect{Servers: servers, Chroot: chroot}
-	d, err := daemon.Start(ctx, conf, daemon.Options{}, zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stopCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = d.Stop(stopCtx)
-	})
+	d := startDaemon(ctx, t, conf)
 	specs := []brokersim.BrokerSpec{{ID: 1, Rack: "r1"}, {ID: 2, Rack: "r2"}, {ID: 3, Rack: "r3"}}
 	sims, err := brokersim.Start(ctx, brokersim.Options{ZooKeeperServers: servers, Chroot: chroot, Brokers: specs,
 		ControllerAddr: d.KafkaAddr(), SessionTimeout: 4 * time.Second})

@@ -66,6 +66,21 @@ func devConfig() config.Config {
 
 // cluster is a running kzadmind and a ZooKeeper session to check what it
 // wrote.
+// startDaemon starts kzadmind with conf for one test, stopped when it ends.
+func startDaemon(ctx context.Context, t *testing.T, conf config.Config) *daemon.Daemon {
+	t.Helper()
+	d, err := daemon.Start(ctx, conf, daemon.Options{}, zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stopCtx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = d.Stop(stopCtx)
+	})
+	return d
+}
+
 type cluster struct {
 	d       *daemon.Daemon
 	zk      *zkadmin.Client

@@ -206,7 +206,11 @@ func reassignmentsMoreCase() testCase {
 		{name: "v12-moved-metadata", req: metadata(12, false, t), until: partitionsAre(t, map[int32][]int32{0: {3, 1}, 1: {2, 3}})},
 		{name: "v0-grow-rf", req: alterReassignments(0, reassign(t, 1, []int32{2, 3, 1}))},
 		{name: "v0-grown", req: listReassignments(0), until: noReassignments},
-		{name: "v12-grown-metadata", req: metadata(12, false, t), until: partitionsAre(t, map[int32][]int32{0: {3, 1}, 1: {2, 3, 1}})},
+		// Partition 1's leader epoch: 1 after the same-replicas
+		// reassignment completed (Kafka bumps it then), 2 when growing
+		// started, 3 when it completed.
+		{name: "v12-grown-metadata", req: metadata(12, false, t), until: both(
+			partitionsAre(t, map[int32][]int32{0: {3, 1}, 1: {2, 3, 1}}), leaderEpochsReach(t, map[int32]int32{1: 3}))},
 		{name: "v0-cancel-done", req: alterReassignments(0, reassign(t, 0, nil))},
 	}}
 }

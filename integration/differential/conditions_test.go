@@ -176,6 +176,32 @@ func leadersAre(topic string, leaders map[int32]int32) func(kmsg.Response) error
 	})
 }
 
+// both accepts an answer that every condition accepts.
+func both(conds ...func(kmsg.Response) error) func(kmsg.Response) error {
+	return func(resp kmsg.Response) error {
+		for _, c := range conds {
+			if err := c(resp); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// leaderEpochsReach accepts a Metadata answer in which topic's partitions
+// have at least the given leader epochs. A broker's Metadata comes from
+// its cache, which the controller's UpdateMetadata updates after the
+// controller's own answers: a reassignment the controller lists as done
+// may still show the leader epoch from before its completion there.
+func leaderEpochsReach(topic string, epochs map[int32]int32) func(kmsg.Response) error {
+	return eachPartition(topic, func(p kmsg.MetadataResponseTopicPartition) error {
+		if want, ok := epochs[p.Partition]; ok && p.LeaderEpoch < want {
+			return fmt.Errorf("leader epoch %d, want at least %d", p.LeaderEpoch, want)
+		}
+		return nil
+	})
+}
+
 // eachPartition accepts a Metadata answer that lists topic and whose
 // partitions check accepts.
 func eachPartition(topic string, check func(kmsg.MetadataResponseTopicPartition) error) func(kmsg.Response) error {

@@ -72,7 +72,8 @@ func isConflict(err error) bool {
 	if !errors.As(err, &me) {
 		return false
 	}
-	return errors.Is(me.Err, ErrBadVersion) || errors.Is(me.Err, ErrNodeExists) || errors.Is(me.Err, ErrNoNode)
+	return errors.Is(me.Err, ErrBadVersion) || errors.Is(me.Err, ErrNodeExists) || errors.Is(me.Err, ErrNoNode) ||
+		errors.Is(me.Err, ErrNotEmpty) // a child appeared under a znode being removed
 }
 
 // dedupeCreates drops repeated creates of the same path (two parts of a

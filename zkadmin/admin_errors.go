@@ -82,6 +82,12 @@ const (
 	CodePolicyViolation          int16 = 44
 	CodeReassignmentInProgress   int16 = 60
 	CodeNoReassignmentInProgress int16 = 85
+	// The client quota and SCRAM credential APIs' codes.
+	CodeUnsupportedSaslMechanism int16 = 33
+	CodeUnsupportedVersion       int16 = 35
+	CodeResourceNotFound         int16 = 91
+	CodeDuplicateResource        int16 = 92
+	CodeUnacceptableCredential   int16 = 93
 	CodePartitionLimit                 = CodePolicyViolation
 )
 

@@ -131,9 +131,7 @@ func ParseConfigEntityPath(path string) (entityType, entityName string, ok bool)
 		return "", "", false
 	}
 	if strings.Contains(entityName, "/") {
-		user, client, found := strings.Cut(entityName, "/"+EntityClients+"/")
-		if entityType != EntityUsers || !found || user == "" || client == "" ||
-			strings.Contains(user, "/") || strings.Contains(client, "/") {
+		if _, _, ok := ParseUserClientEntityName(entityName); entityType != EntityUsers || !ok {
 			return "", "", false
 		}
 	}

@@ -1,6 +1,9 @@
 package znodes
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Fixed znode paths (reference §1). Parents that Kafka only creates
 // implicitly (/brokers, /config, /admin, /cluster) are listed too, because
@@ -142,6 +145,16 @@ func ConfigEntityPath(entityType, entityName string) string {
 // name of a user+client quota: "<user>/clients/<client>".
 func UserClientEntityName(sanitizedUser, sanitizedClient string) string {
 	return sanitizedUser + "/" + EntityClients + "/" + sanitizedClient
+}
+
+// ParseUserClientEntityName splits "<user>/clients/<client>" into its two
+// sanitized names; ok is false for any other form.
+func ParseUserClientEntityName(name string) (sanitizedUser, sanitizedClient string, ok bool) {
+	user, client, found := strings.Cut(name, "/"+EntityClients+"/")
+	if !found || user == "" || client == "" || strings.Contains(user, "/") || strings.Contains(client, "/") {
+		return "", "", false
+	}
+	return user, client, true
 }
 
 // ConfigChangePath is the path of one change notification child.

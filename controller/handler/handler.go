@@ -58,6 +58,8 @@ type Handlers struct {
 	elector   Elector
 	authz     Authorizer
 	acls      ACLAdmin
+	quotas    QuotaAdmin // nil: the client quota APIs are not served
+	scram     ScramAdmin // nil: the SCRAM credential APIs are not served
 	cfg       config.Config
 	nodeID    int32            // the broker answered for (Options.NodeID)
 	settings  []config.Setting // cfg's keys, for DescribeConfigs of this node's id; nil for another broker
@@ -74,6 +76,8 @@ func New(opts Options) (*Handlers, error) {
 	h := &Handlers{cluster: opts.Cluster, admin: opts.Admin, elector: opts.Elector, authz: opts.Authorizer, acls: opts.ACLs,
 		cfg: opts.Config, settings: opts.Config.Settings(opts.ConfigSources), listener: opts.Listener,
 		limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
+	h.quotas, _ = opts.Admin.(QuotaAdmin)
+	h.scram, _ = opts.Admin.(ScramAdmin)
 	h.nodeID = opts.Config.NodeID
 	if opts.NodeID != nil && *opts.NodeID != opts.Config.NodeID {
 		h.nodeID, h.settings = *opts.NodeID, nil
@@ -128,6 +132,12 @@ func (h *Handlers) Routes() []wire.Route {
 	}
 	if h.elector != nil {
 		rs = append(rs, h.electLeadersRoute())
+	}
+	if h.quotas != nil {
+		rs = append(rs, route(48, h.describeClientQuotas), route(49, h.alterClientQuotas))
+	}
+	if h.scram != nil {
+		rs = append(rs, route(50, h.describeUserScramCredentials), route(51, h.alterUserScramCredentials))
 	}
 	return rs
 }

@@ -1,5 +1,7 @@
 package differential
 
+import "github.com/twmb/franz-go/pkg/kmsg"
+
 // Election types of ElectLeaders v1+.
 const (
 	preferred int8 = 0
@@ -89,5 +91,94 @@ func allCases() []testCase {
 		electLeadersMoreCase(),
 		reassignmentsMoreCase(),
 		aclsCase(),
+		quotasCase(),
+		scramCase(),
 	}
+}
+
+// quotasCase: client quotas written, described with each kind of filter,
+// refused, and removed. Any broker answers these in Kafka; the request
+// goes to the controller broker there, to kzadmind here.
+func quotasCase() testCase {
+	const (
+		exactly = 0
+		byDef   = 1
+		anyOf   = 2
+	)
+	set := func(k string, v float64) quotaOp { return quotaOp{key: k, value: v} }
+	parts := func(ps ...quotaPart) []quotaPart { return ps }
+	return testCase{name: "client-quotas", steps: []step{
+		{name: "v0-describe-none", req: describeQuotas(0, false)},
+		{name: "v0-alter", req: alterQuotas(0, false,
+			quotaEntry(parts(qUser("alice")), set("producer_byte_rate", 1024), set("request_percentage", 12.5)),
+			quotaEntry(parts(qClient("app-1")), set("controller_mutation_rate", 10)),
+			quotaEntry(parts(qUser("alice"), qClient("app-1")), set("consumer_byte_rate", 2048)),
+			quotaEntry(parts(qDefault("user")), set("producer_byte_rate", 100)),
+			quotaEntry(parts(qUser("CN=bob,O=x*"), qDefault("client-id")), set("consumer_byte_rate", 4096.0000001)),
+			quotaEntry(parts(qDefault("ip")), set("connection_creation_rate", 50)),
+			quotaEntry(parts(qIP("127.0.0.1")), set("connection_creation_rate", 5)),
+		)},
+		{name: "v1-alter-refused", req: alterQuotas(1, false,
+			quotaEntry(nil, set("producer_byte_rate", 1)),
+			quotaEntry(parts(quotaPart{typ: "group", name: "g"}), set("producer_byte_rate", 1)),
+			quotaEntry(parts(qUser("")), set("producer_byte_rate", 1)),
+			quotaEntry(parts(qIP("10.0.0.1"), qUser("carol")), set("producer_byte_rate", 1)),
+			quotaEntry(parts(qClient("app-2")), set("producer_byte_rate", 1.5)),
+			quotaEntry(parts(qClient("app-3")), set("retention.ms", 1)),
+			quotaEntry(parts(qIP("10.0.0.2")), set("producer_byte_rate", 1)),
+			quotaEntry(parts(qIP("not a host")), set("connection_creation_rate", 1)),
+		)},
+		{name: "v1-alter-validate-only", req: alterQuotas(1, true,
+			quotaEntry(parts(qUser("dave")), set("producer_byte_rate", 1)))},
+		{name: "v0-describe-all", req: describeQuotas(0, false)},
+		{name: "v1-describe-user", req: describeQuotas(1, false, quotaComponent("user", exactly, "alice"))},
+		{name: "v1-describe-user-strict", req: describeQuotas(1, true, quotaComponent("user", exactly, "alice"))},
+		{name: "v1-describe-default-user-strict", req: describeQuotas(1, true, quotaComponent("user", byDef, ""))},
+		{name: "v1-describe-any-client-strict", req: describeQuotas(1, true, quotaComponent("client-id", anyOf, ""))},
+		{name: "v1-describe-users-and-clients-strict", req: describeQuotas(1, true,
+			quotaComponent("user", anyOf, ""), quotaComponent("client-id", anyOf, ""))},
+		{name: "v1-describe-sanitized-user", req: describeQuotas(1, false, quotaComponent("user", exactly, "CN=bob,O=x*"))},
+		{name: "v1-describe-validate-only-wrote-nothing", req: describeQuotas(1, true, quotaComponent("user", exactly, "dave"))},
+		{name: "v1-describe-any-ip", req: describeQuotas(1, false, quotaComponent("ip", anyOf, ""))},
+		{name: "v1-describe-ip-strict", req: describeQuotas(1, true, quotaComponent("ip", exactly, "127.0.0.1"))},
+		{name: "v1-describe-ip-with-user", req: describeQuotas(1, false,
+			quotaComponent("ip", anyOf, ""), quotaComponent("user", anyOf, ""))},
+		{name: "v1-describe-user-twice", req: describeQuotas(1, false,
+			quotaComponent("user", anyOf, ""), quotaComponent("user", exactly, "alice"))},
+		{name: "v1-describe-custom-type", req: describeQuotas(1, false, quotaComponent("group", anyOf, ""))},
+		{name: "v1-describe-empty-type", req: describeQuotas(1, false, quotaComponent("", anyOf, ""))},
+		{name: "v1-alter-remove", req: alterQuotas(1, false,
+			quotaEntry(parts(qUser("alice"), qClient("app-1")), quotaOp{key: "consumer_byte_rate", remove: true}),
+			quotaEntry(parts(qIP("127.0.0.1")), quotaOp{key: "connection_creation_rate", remove: true}),
+		)},
+		{name: "v1-describe-after-remove", req: describeQuotas(1, false)},
+	}}
+}
+
+// scramCase: SCRAM credentials upserted, refused, described and deleted.
+func scramCase() testCase {
+	const sha256, sha512 = 1, 2
+	ups := func(us ...kmsg.AlterUserSCRAMCredentialsRequestUpsertion) []kmsg.AlterUserSCRAMCredentialsRequestUpsertion {
+		return us
+	}
+	return testCase{name: "scram-credentials", steps: []step{
+		{name: "describe-none", req: describeScram()},
+		{name: "alter", req: alterScram(ups(
+			scramUpsert("alice", sha256, 4096, 1),
+			scramUpsert("alice", sha512, 8192, 2),
+			scramUpsert("CN=bob,O=x*", sha512, 16384, 3),
+		))},
+		{name: "alter-refused", req: alterScram(ups(
+			scramUpsert("dave", 0, 4096, 1),
+			scramUpsert("erin", sha256, 100, 1),
+			scramUpsert("frank", sha256, 20000, 1),
+			scramUpsert("gina", sha256, 4096, 1),
+			scramUpsert("gina", sha256, 8192, 1),
+			scramUpsert("", sha256, 4096, 1),
+		), scramDelete("carol", sha256), scramDelete("henry", 9))},
+		{name: "describe-all", req: describeScram()},
+		{name: "describe-named", req: describeScram("alice", "", "zed", "CN=bob,O=x*", "alice")},
+		{name: "delete", req: alterScram(nil, scramDelete("alice", sha512), scramDelete("CN=bob,O=x*", sha512))},
+		{name: "describe-after-delete", req: describeScram()},
+	}}
 }

@@ -146,7 +146,7 @@ func (d *differ) byIndex(path string, a, b reflect.Value) {
 
 // keyFields are the fields that identify an entry of a kmsg list, by
 // preference.
-var keyFields = []string{"Topic", "Name", "ResourceName", "NodeID", "Partition"}
+var keyFields = []string{"Topic", "Name", "ResourceName", "NodeID", "Partition", "User", "Key"}
 
 // entryKeys labels each entry of a list of structs by its key field, the
 // second and later entries with the same key as key#2, key#3...; nil when

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -226,7 +227,56 @@ func sortMoreUnordered(resp kmsg.Response) {
 		slices.SortStableFunc(r.Resources, func(a, b kmsg.IncrementalAlterConfigsResponseResource) int {
 			return cmp.Or(cmp.Compare(a.ResourceType, b.ResourceType), cmp.Compare(a.ResourceName, b.ResourceName))
 		})
+	default:
+		sortQuotaAnswers(resp)
 	}
+}
+
+// sortQuotaAnswers sorts the client quota and SCRAM answers Kafka builds
+// from hash maps: the quota entries by entity and their values by key,
+// and the SCRAM alter results by user (a describe keeps the request's
+// order, or sorts the users itself).
+func sortQuotaAnswers(resp kmsg.Response) {
+	switch r := resp.(type) {
+	case *kmsg.DescribeClientQuotasResponse:
+		for i := range r.Entries {
+			slices.SortStableFunc(r.Entries[i].Values, func(a, b kmsg.DescribeClientQuotasResponseEntryValue) int { return cmp.Compare(a.Key, b.Key) })
+		}
+		slices.SortStableFunc(r.Entries, func(a, b kmsg.DescribeClientQuotasResponseEntry) int {
+			return cmp.Compare(quotaEntityKey(a.Entity), quotaEntityKey(b.Entity))
+		})
+	case *kmsg.AlterClientQuotasResponse:
+		slices.SortStableFunc(r.Entries, func(a, b kmsg.AlterClientQuotasResponseEntry) int {
+			return cmp.Compare(quotaEntityKey(a.Entity), quotaEntityKey(b.Entity))
+		})
+	case *kmsg.AlterUserSCRAMCredentialsResponse:
+		slices.SortStableFunc(r.Results, func(a, b kmsg.AlterUserSCRAMCredentialsResponseResult) int { return cmp.Compare(a.User, b.User) })
+	}
+}
+
+// quotaEntityKey names a quota entity ("type=name,...", <default> for a
+// null name) whatever the struct that holds it.
+func quotaEntityKey[E kmsg.DescribeClientQuotasResponseEntryEntity | kmsg.AlterClientQuotasResponseEntryEntity](parts []E) string {
+	var b strings.Builder
+	for _, p := range parts {
+		typ, name := quotaPartOf(p)
+		n := "<default>"
+		if name != nil {
+			n = *name
+		}
+		b.WriteString(typ + "=" + n + ",")
+	}
+	return b.String()
+}
+
+func quotaPartOf[E kmsg.DescribeClientQuotasResponseEntryEntity | kmsg.AlterClientQuotasResponseEntryEntity](p E) (string, *string) {
+	switch v := any(p).(type) {
+	case kmsg.DescribeClientQuotasResponseEntryEntity:
+		return v.Type, v.Name
+	case kmsg.AlterClientQuotasResponseEntryEntity:
+		return v.Type, v.Name
+	}
+	return "", nil
 }
 
 // cmpName orders nullable names, null first.

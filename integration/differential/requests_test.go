@@ -469,3 +469,98 @@ func delByID(name string) func(*env) kmsg.DeleteTopicsRequestTopic {
 		return t
 	}
 }
+
+// --- client quotas and SCRAM credentials ---
+
+// quotaPart is one entity part; name "" with def true is <default> (null).
+type quotaPart struct {
+	typ, name string
+	def       bool
+}
+
+func qUser(name string) quotaPart   { return quotaPart{typ: "user", name: name} }
+func qClient(name string) quotaPart { return quotaPart{typ: "client-id", name: name} }
+func qIP(name string) quotaPart     { return quotaPart{typ: "ip", name: name} }
+func qDefault(typ string) quotaPart { return quotaPart{typ: typ, def: true} }
+
+// quotaOp sets key to value; remove removes it.
+type quotaOp struct {
+	key    string
+	value  float64
+	remove bool
+}
+
+func quotaEntry(parts []quotaPart, ops ...quotaOp) kmsg.AlterClientQuotasRequestEntry {
+	e := kmsg.NewAlterClientQuotasRequestEntry()
+	for _, p := range parts {
+		ent := kmsg.NewAlterClientQuotasRequestEntryEntity()
+		ent.Type = p.typ
+		if !p.def {
+			ent.Name = kmsg.StringPtr(p.name)
+		}
+		e.Entity = append(e.Entity, ent)
+	}
+	for _, o := range ops {
+		op := kmsg.NewAlterClientQuotasRequestEntryOp()
+		op.Key, op.Value, op.Remove = o.key, o.value, o.remove
+		e.Ops = append(e.Ops, op)
+	}
+	return e
+}
+
+func alterQuotas(v int16, validateOnly bool, entries ...kmsg.AlterClientQuotasRequestEntry) build {
+	r := kmsg.NewPtrAlterClientQuotasRequest()
+	r.Version, r.ValidateOnly, r.Entries = v, validateOnly, entries
+	return fixed(r)
+}
+
+// quotaComponent matches: kind 0 the name, 1 the default, 2 any.
+func quotaComponent(typ string, kind int8, name string) kmsg.DescribeClientQuotasRequestComponent {
+	c := kmsg.NewDescribeClientQuotasRequestComponent()
+	c.EntityType, c.MatchType = typ, kmsg.QuotasMatchType(kind)
+	if kind == 0 {
+		c.Match = kmsg.StringPtr(name)
+	}
+	return c
+}
+
+func describeQuotas(v int16, strict bool, components ...kmsg.DescribeClientQuotasRequestComponent) build {
+	r := kmsg.NewPtrDescribeClientQuotasRequest()
+	r.Version, r.Strict, r.Components = v, strict, components
+	return fixed(r)
+}
+
+// scramUpsert sets user's credential; the salted password is 32 bytes of
+// seed (the server only hashes it).
+func scramUpsert(user string, mech int8, iterations int32, seed byte) kmsg.AlterUserSCRAMCredentialsRequestUpsertion {
+	u := kmsg.NewAlterUserSCRAMCredentialsRequestUpsertion()
+	u.Name, u.Mechanism, u.Iterations = user, mech, iterations
+	u.Salt = []byte("salt-of-" + user)
+	for range 32 {
+		u.SaltedPassword = append(u.SaltedPassword, seed)
+	}
+	return u
+}
+
+func scramDelete(user string, mech int8) kmsg.AlterUserSCRAMCredentialsRequestDeletion {
+	d := kmsg.NewAlterUserSCRAMCredentialsRequestDeletion()
+	d.Name, d.Mechanism = user, mech
+	return d
+}
+
+func alterScram(ups []kmsg.AlterUserSCRAMCredentialsRequestUpsertion, dels ...kmsg.AlterUserSCRAMCredentialsRequestDeletion) build {
+	r := kmsg.NewPtrAlterUserSCRAMCredentialsRequest()
+	r.Upsertions, r.Deletions = ups, dels
+	return fixed(r)
+}
+
+// describeScram names users; none means every user (a null list).
+func describeScram(users ...string) build {
+	r := kmsg.NewPtrDescribeUserSCRAMCredentialsRequest()
+	for _, u := range users {
+		n := kmsg.NewDescribeUserSCRAMCredentialsRequestUser()
+		n.Name = u
+		r.Users = append(r.Users, n)
+	}
+	return fixed(r)
+}

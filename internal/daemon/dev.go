@@ -35,8 +35,9 @@ func startDevZooKeeper(ctx context.Context, opts Options, log zerolog.Logger) (*
 }
 
 // startBrokers registers simulated brokers in racks r1..rN so a client can
-// create topics at once. They answer the configs APIs and DescribeCluster
-// with kzadmind's handlers (brokerAnswered), built by newAdminAPI.
+// create topics at once. They answer the configs, ACL and quota APIs and
+// DescribeCluster with kzadmind's handlers (brokerAnswered), built by
+// newAdminAPI.
 func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Options, controllerAddr string,
 	newAdminAPI func(listener string, self *int32) (*handler.Handlers, error), log zerolog.Logger) error {
 	n := opts.DevBrokers
@@ -74,7 +75,9 @@ func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Op
 // brokerAnswered keeps the admin routes that a ZooKeeper-mode Kafka 3.9
 // broker answers itself rather than leaving to the controller, and that
 // admin clients send to whichever broker they like: the configs APIs, the
-// ACL APIs and DescribeCluster. The simulated brokers serve kzadmind's handlers for
+// ACL and client quota APIs, DescribeUserScramCredentials and
+// DescribeCluster (AlterUserScramCredentials goes to the controller, and a
+// broker that is not refuses it). The simulated brokers serve kzadmind's handlers for
 // them, as a real broker would read the same znodes. DescribeTopicPartitions
 // is left out: ZooKeeper-mode brokers do not serve it, and clients fall
 // back to Metadata.
@@ -83,7 +86,8 @@ func brokerAnswered(routes []wire.Route) []wire.Route {
 	for _, r := range routes {
 		switch kmsg.Key(r.Key) {
 		case kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster,
-			kmsg.DescribeACLs, kmsg.CreateACLs, kmsg.DeleteACLs:
+			kmsg.DescribeACLs, kmsg.CreateACLs, kmsg.DeleteACLs,
+			kmsg.DescribeClientQuotas, kmsg.AlterClientQuotas, kmsg.DescribeUserSCRAMCredentials:
 			out = append(out, r)
 		}
 	}

@@ -109,13 +109,21 @@ func DeriveCredential(m Mechanism, password string, salt []byte, iterations int)
 	if err != nil {
 		return Credential{}, err
 	}
+	return FromSaltedPassword(m, salt, salted, iterations), nil
+}
+
+// FromSaltedPassword computes the stored credential from a salted
+// password (RFC 5802's SaltedPassword), which is what an
+// AlterUserScramCredentials upsertion carries instead of the password.
+// m must be valid.
+func FromSaltedPassword(m Mechanism, salt, salted []byte, iterations int) Credential {
 	clientKey := m.hmac(salted, []byte("Client Key"))
 	return Credential{
 		Salt:       append([]byte(nil), salt...),
 		StoredKey:  m.hash(clientKey),
 		ServerKey:  m.hmac(salted, []byte("Server Key")),
 		Iterations: iterations,
-	}, nil
+	}
 }
 
 // saltedPassword is RFC 5802's Hi(Normalize(password), salt, i); Kafka's

@@ -37,6 +37,7 @@ func FuzzDispatch(f *testing.F) {
 		findCoordinatorReq(3, 0, "g"), findCoordinatorReq(4, 1, "t", "u"),
 		kmsg.NewPtrListGroupsRequest(), kmsg.NewPtrListTransactionsRequest(), kmsg.NewPtrDescribeLogDirsRequest(),
 		describeACLs(1, 3), createACLs(3, 4), deleteACLs(0, 3),
+		quotaDescribeSeed(), quotaAlterSeed(), scramDescribeSeed(), scramAlterReq(),
 	}
 	for _, s := range seeds {
 		f.Add(s.Key(), s.GetVersion(), s.AppendTo(nil))
@@ -103,7 +104,11 @@ func fuzzHandlers(t *testing.T) *Handlers {
 	elector := fakeDesiredElector{&fakeElector{views: views, publish: true}}
 	cfg := config.Default()
 	cfg.NodeID = selfID
-	h, err := New(Options{Cluster: views, Admin: admin, Elector: elector, Config: cfg, ACLs: &fakeACLs{},
+	withQuotas := struct {
+		*fakeAdmin
+		quotaEcho
+	}{admin, quotaEcho{}}
+	h, err := New(Options{Cluster: views, Admin: withQuotas, Elector: elector, Config: cfg, ACLs: &fakeACLs{},
 		Authorizer: denyAuthz{deny(OpDescribe, "bar"): true, deny(OpCreate, "new"): true}})
 	if err != nil {
 		t.Fatal(err)

@@ -158,7 +158,9 @@ func (quotaEcho) DescribeClientQuotas(_ context.Context, f zkadmin.QuotaFilter) 
 	return []zkadmin.QuotaEntry{{Entity: e, Values: map[string]float64{"producer_byte_rate": 1}}}, nil
 }
 
-func (quotaEcho) AlterClientQuotas(context.Context, zkadmin.QuotaEntity, []zkadmin.QuotaChange, bool) error { return nil }
+func (quotaEcho) AlterClientQuotas(context.Context, zkadmin.QuotaEntity, []zkadmin.QuotaChange, bool) error {
+	return nil
+}
 
 func (quotaEcho) DescribeUserScramCredentials(_ context.Context, users []string) ([]zkadmin.ScramUserCredentials, error) {
 	out := make([]zkadmin.ScramUserCredentials, len(users))

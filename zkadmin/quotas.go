@@ -480,3 +480,13 @@ func sortQuotaEntries(es []QuotaEntry) {
 		return false
 	})
 }
+
+// QuotaKeyType is Kafka's ConfigDef type (LONG, DOUBLE or INT) of a
+// client quota key: the user and client ones, and an IP's
+// connection_creation_rate.
+func QuotaKeyType(key string) (string, bool) {
+	if key == ipConnectionRate {
+		return "INT", true
+	}
+	return userQuotaType(key)
+}

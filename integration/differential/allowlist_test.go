@@ -49,6 +49,11 @@ var allowlist = map[string]string{
 	// Kafka 3.9 throws building the answer (two entries for one key in
 	// AlterConfigsResponse.errors) and never answers.
 	"alter-configs/v1-same-resource-twice: <answer>": "AlterConfigs naming one resource twice answers both INVALID_REQUEST; Kafka 3.9 never answers",
+	// README, DescribeClientQuotas/AlterClientQuotas (48/49).
+	"client-quotas/v1-describe-unknown-match: *": "DescribeClientQuotas: an unknown match type is INVALID_REQUEST \"Unexpected match type: N\"; " +
+		"Kafka answers UNKNOWN_SERVER_ERROR without a message",
+	"client-quotas/v1-alter-scram-key: *": "AlterClientQuotas: a SCRAM key given as a quota is INVALID_REQUEST saying to use " +
+		"AlterUserScramCredentials; Kafka answers UNKNOWN_SERVER_ERROR without a message",
 	// The answering broker's own log.cleaner.dedupe.buffer.size limits
 	// the cleaner threads; kzadmind cannot see the brokers' static configs.
 	"incremental-alter-configs/v1-broker-default-cross-check: *": "Kafka's checks of a new value against the broker's own configuration are not made",

@@ -147,6 +147,8 @@ func quotasCase() testCase {
 			quotaComponent("user", anyOf, ""), quotaComponent("user", exactly, "alice"))},
 		{name: "v1-describe-custom-type", req: describeQuotas(1, false, quotaComponent("group", anyOf, ""))},
 		{name: "v1-describe-empty-type", req: describeQuotas(1, false, quotaComponent("", anyOf, ""))},
+		{name: "v1-describe-unknown-match", req: describeQuotas(1, false, quotaComponent("user", 7, ""))},
+		{name: "v1-alter-scram-key", req: alterQuotas(1, false, quotaEntry(parts(qUser("alice")), set("SCRAM-SHA-256", 1)))},
 		{name: "v1-alter-remove", req: alterQuotas(1, false,
 			quotaEntry(parts(qUser("alice"), qClient("app-1")), quotaOp{key: "consumer_byte_rate", remove: true}),
 			quotaEntry(parts(qIP("127.0.0.1")), quotaOp{key: "connection_creation_rate", remove: true}),

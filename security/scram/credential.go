@@ -173,27 +173,61 @@ const DefaultIterations = MinIterations
 // is an error. The password is everything after "password=",
 // commas included.
 func ParsePasswordSpec(m Mechanism, spec string) (Credential, error) {
+	sp, err := SaltPasswordSpec(m, spec)
+	if err != nil {
+		return Credential{}, err
+	}
+	return FromSaltedPassword(m, sp.Salt, sp.Salted, sp.Iterations), nil
+}
+
+// SaltedPassword is a password salted and hashed (RFC 5802's
+// SaltedPassword, Hi(password, salt, iterations)): what a client sends in
+// AlterUserScramCredentials, from which the server derives the stored
+// credential.
+type SaltedPassword struct {
+	Salt       []byte
+	Salted     []byte
+	Iterations int
+}
+
+// SaltPasswordSpec reads a password spec as ParsePasswordSpec does and
+// salts the password with a fresh salt made as Kafka makes it.
+func SaltPasswordSpec(m Mechanism, spec string) (SaltedPassword, error) {
 	iterations := DefaultIterations
 	rest := spec
 	if after, ok := strings.CutPrefix(rest, keyIterations+"="); ok {
 		num, tail, ok := strings.Cut(after, ",")
 		if !ok || !allDigits(num) {
-			return Credential{}, fmt.Errorf("invalid credential property %s: want [iterations=<n>,]password=<password>", m)
+			return SaltedPassword{}, fmt.Errorf("invalid credential property %s: want [iterations=<n>,]password=<password>", m)
 		}
 		n, err := strconv.Atoi(num)
 		if err != nil {
-			return Credential{}, fmt.Errorf("invalid credential property %s: iterations %q", m, num)
+			return SaltedPassword{}, fmt.Errorf("invalid credential property %s: iterations %q", m, num)
 		}
 		iterations, rest = n, tail
 	}
 	password, ok := strings.CutPrefix(rest, "password=")
 	if !ok {
-		return Credential{}, fmt.Errorf("invalid credential property %s: want [iterations=<n>,]password=<password>", m)
+		return SaltedPassword{}, fmt.Errorf("invalid credential property %s: want [iterations=<n>,]password=<password>", m)
 	}
 	if iterations < MinIterations {
-		return Credential{}, fmt.Errorf("iterations %d is less than the minimum %d required for %s", iterations, MinIterations, m)
+		return SaltedPassword{}, fmt.Errorf("iterations %d is less than the minimum %d required for %s", iterations, MinIterations, m)
 	}
-	return NewCredential(m, password, iterations)
+	if iterations > MaxIterations {
+		return SaltedPassword{}, fmt.Errorf("%s: iterations %d outside [%d, %d]", m, iterations, MinIterations, MaxIterations)
+	}
+	if !m.Valid() {
+		return SaltedPassword{}, fmt.Errorf("scram: invalid mechanism %d", m)
+	}
+	salt, err := randomString()
+	if err != nil {
+		return SaltedPassword{}, fmt.Errorf("%s salt: %w", m, err)
+	}
+	salted, err := m.saltedPassword(password, []byte(salt), iterations)
+	if err != nil {
+		return SaltedPassword{}, err
+	}
+	return SaltedPassword{Salt: []byte(salt), Salted: salted, Iterations: iterations}, nil
 }
 
 func allDigits(s string) bool {

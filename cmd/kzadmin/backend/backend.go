@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/kzadmin/kzadmin/security/scram"
 )
 
 // Backend is what the commands need from a cluster. Every mutating call
@@ -138,13 +140,16 @@ type CreatePartitionsRequest struct {
 }
 
 // AlterConfigsRequest sets and deletes overrides of one entity. Name is
-// the topic, the broker id, or DefaultEntity.
+// the topic, the broker id, the user, or DefaultEntity.
 type AlterConfigsRequest struct {
 	EntityType string
 	Name       string
 	Set        map[string]string
-	Delete     []string
-	DryRun     bool
+	// Scram sets a user's SCRAM credentials, keyed by mechanism name
+	// ("SCRAM-SHA-256"), from passwords salted on this side.
+	Scram  map[string]scram.SaltedPassword
+	Delete []string
+	DryRun bool
 }
 
 // DefaultEntity names the cluster-wide default broker entity.

@@ -83,9 +83,6 @@ func (a *app) configsDescribe() *cobra.Command {
 			if all && typ != "topics" {
 				return usagef("--all applies to topics only")
 			}
-			if typ == "users" && a.g.BootstrapServer != "" {
-				return usagef("--entity-type users is not supported over --bootstrap-server; use --zookeeper")
-			}
 			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
 				entities, err := b.DescribeConfigs(ctx, typ, names)
 				if err != nil {
@@ -208,13 +205,13 @@ func (a *app) configsAlter() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			req := backend.AlterConfigsRequest{EntityType: typ, Name: names[0], Set: set, Delete: parseNames(del), DryRun: a.g.DryRun}
 			if typ == "users" {
-				if err := a.prepareUserConfigs(set); err != nil {
+				if req.Scram, err = prepareUserConfigs(set); err != nil {
 					return err
 				}
 			}
-			req := backend.AlterConfigsRequest{EntityType: typ, Name: names[0], Set: set, Delete: parseNames(del), DryRun: a.g.DryRun}
-			if len(req.Set) == 0 && len(req.Delete) == 0 {
+			if len(req.Set) == 0 && len(req.Delete) == 0 && len(req.Scram) == 0 {
 				return usagef("nothing to do: give --add-config or --delete-config")
 			}
 			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {

@@ -4,27 +4,29 @@ import (
 	"github.com/kzadmin/kzadmin/security/scram"
 )
 
-// prepareUserConfigs turns the SCRAM password specs of --add-config
-// ("SCRAM-SHA-256=[iterations=8192,password=secret]") into the stored
-// credentials Kafka keeps in /config/users/<user>, with a fresh salt, as
-// kafka-configs does before it writes: the password itself never reaches
-// ZooKeeper. Quota configs pass through. Over --bootstrap-server Kafka
-// uses AlterUserScramCredentials and AlterClientQuotas, which kzadmind
-// does not serve, so user configs need --zookeeper.
-func (a *app) prepareUserConfigs(set map[string]string) error {
-	if a.g.BootstrapServer != "" {
-		return usagef("--entity-type users is not supported over --bootstrap-server; use --zookeeper")
-	}
+// prepareUserConfigs takes the SCRAM password specs out of --add-config
+// ("SCRAM-SHA-256=[iterations=8192,password=secret]") and salts each
+// password with a fresh salt, as kafka-configs does before it sends or
+// writes anything: the password itself never leaves this process. The
+// ZooKeeper backend stores the credential derived from the salted
+// password in /config/users/<user>; the wire backend sends it in
+// AlterUserScramCredentials. Quota configs stay in set.
+func prepareUserConfigs(set map[string]string) (map[string]scram.SaltedPassword, error) {
+	var out map[string]scram.SaltedPassword
 	for k, v := range set {
 		m, ok := scram.MechanismByName(k)
 		if !ok {
 			continue
 		}
-		c, err := scram.ParsePasswordSpec(m, v)
+		sp, err := scram.SaltPasswordSpec(m, v)
 		if err != nil {
-			return usagef("--add-config %s: %v", k, err)
+			return nil, usagef("--add-config %s: %v", k, err)
 		}
-		set[k] = c.String()
+		if out == nil {
+			out = map[string]scram.SaltedPassword{}
+		}
+		out[k] = sp
+		delete(set, k)
 	}
-	return nil
+	return out, nil
 }

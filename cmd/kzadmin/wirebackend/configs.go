@@ -28,18 +28,21 @@ type configResult struct {
 // means every topic, or the cluster-wide default and each live broker.
 func (b *Backend) DescribeConfigs(ctx context.Context, entityType string, names []string) ([]backend.EntityConfig, error) {
 	switch entityType {
-	case znodes.EntityTopics, znodes.EntityBrokers:
+	case znodes.EntityTopics, znodes.EntityBrokers, znodes.EntityUsers:
 	default:
 		return nil, &backend.Error{Code: kerr.InvalidRequest.Code, Name: kerr.InvalidRequest.Message,
-			Message: fmt.Sprintf("entity type %q is not supported; use topics or brokers", entityType)}
+			Message: fmt.Sprintf("entity type %q is not supported; use topics, brokers or users", entityType)}
 	}
 	var out []backend.EntityConfig
 	err := b.retry(ctx, func(ctx context.Context) error {
 		var err error
-		if entityType == znodes.EntityTopics {
+		switch entityType {
+		case znodes.EntityTopics:
 			out, err = b.describeTopicConfigs(ctx, names)
-		} else {
+		case znodes.EntityBrokers:
 			out, err = b.describeBrokerConfigs(ctx, names)
+		default:
+			out, err = b.describeUserConfigs(ctx, names)
 		}
 		return err
 	})
@@ -192,6 +195,9 @@ func entityResource(entityType, name string) string {
 // (validateOnly for a dry run). Before and After are read with
 // DescribeConfigs; a dry run's After is Before with the changes applied.
 func (b *Backend) AlterConfigs(ctx context.Context, req backend.AlterConfigsRequest) (*backend.AlterConfigsResult, error) {
+	if req.EntityType == znodes.EntityUsers {
+		return b.alterUserConfigs(ctx, req)
+	}
 	res, err := b.resourceOf(req.EntityType, req.Name)
 	if err != nil {
 		return nil, err
@@ -235,7 +241,7 @@ func (b *Backend) resourceOf(entityType, name string) (kmsg.IncrementalAlterConf
 		}
 	default:
 		return r, codeError(name, kerr.InvalidRequest.Code, strPtr(fmt.Sprintf(
-			"Entity type %q is not supported; use %s or %s", entityType, znodes.EntityTopics, znodes.EntityBrokers)))
+			"Entity type %q is not supported; use %s, %s or %s", entityType, znodes.EntityTopics, znodes.EntityBrokers, znodes.EntityUsers)))
 	}
 	return r, nil
 }

@@ -2,9 +2,11 @@ package zkbackend
 
 import (
 	"context"
+	"maps"
 
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
 	"github.com/kzadmin/kzadmin/placement"
+	"github.com/kzadmin/kzadmin/security/scram"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -50,8 +52,19 @@ func (b *Backend) DeleteTopic(ctx context.Context, topic string, dryRun bool) (*
 
 // AlterConfigs writes the entity's new overrides and a change notification.
 func (b *Backend) AlterConfigs(ctx context.Context, req backend.AlterConfigsRequest) (*backend.AlterConfigsResult, error) {
+	set := maps.Clone(req.Set)
+	for name, sp := range req.Scram {
+		m, ok := scram.MechanismByName(name)
+		if !ok {
+			return nil, &backend.Error{Code: zkadmin.CodeInvalidConfig, Name: "INVALID_CONFIG", Message: "unknown SCRAM mechanism " + name}
+		}
+		if set == nil {
+			set = map[string]string{}
+		}
+		set[name] = scram.FromSaltedPassword(m, sp.Salt, sp.Salted, sp.Iterations).String()
+	}
 	res, err := b.admin.AlterConfigs(ctx, zkadmin.ConfigAlteration{EntityType: req.EntityType, EntityName: req.Name,
-		Set: req.Set, Delete: req.Delete, DryRun: req.DryRun})
+		Set: set, Delete: req.Delete, DryRun: req.DryRun})
 	if err != nil {
 		return nil, convertErr(err)
 	}

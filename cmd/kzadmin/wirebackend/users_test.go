@@ -1,0 +1,79 @@
+package wirebackend_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kzadmin/kzadmin/security/scram"
+	"github.com/kzadmin/kzadmin/znodes"
+)
+
+// TestUsers: `configs --entity-type users` over --bootstrap-server sets
+// and removes quotas (AlterClientQuotas) and SCRAM credentials
+// (AlterUserScramCredentials, with the password salted here), lists them,
+// and refuses what --zookeeper refuses; the znodes are the ones
+// --zookeeper writes, and a credential is the one the password gives.
+func TestUsers(t *testing.T) {
+	c := dev
+	const path = "/config/users/CN%3Dalice%2CO%3Dx"
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--add-config", "SCRAM-SHA-256=[iterations=8192,password=alice-secret]"), 0, "Completed updating config for user CN=alice,O=x.")
+	cfg, err := znodes.DecodeEntityConfig("users", "alice", []byte(c.get(t, path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := scram.ParseCredential(cfg.Config["SCRAM-SHA-256"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := scram.DeriveCredential(scram.SHA256, "alice-secret", stored.Salt, 8192); again.String() != stored.String() {
+		t.Errorf("stored %s, the password gives %s", stored, again)
+	}
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--add-config", "producer_byte_rate=1024,request_percentage=12.5"), 0)
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-default", "--add-config", "consumer_byte_rate=2048"), 0,
+		"Completed updating default config for users in the cluster.")
+	if got := c.get(t, "/config/users/<default>"); got != `{"version":1,"config":{"consumer_byte_rate":"2048"}}` {
+		t.Errorf("<default> = %s", got)
+	}
+	want(t, c.wire(t, "configs", "describe", "--entity-type", "users"), 0,
+		"users <default>", "consumer_byte_rate", "2048", "user CN=alice,O=x", "SCRAM-SHA-256", "iterations=8192",
+		"producer_byte_rate", "1024", "request_percentage", "12.5")
+	// The quotas read the same either way; --zookeeper shows the stored
+	// credential where the API gives only its iterations.
+	for _, args := range [][]string{
+		{"configs", "describe", "--entity-type", "users", "--entity-default"},
+	} {
+		w, z := want(t, c.wire(t, args...), 0), want(t, c.zook(t, args...), 0)
+		if w.out != z.out {
+			t.Errorf("%s: --bootstrap-server shows\n%s\n--zookeeper shows\n%s", strings.Join(args, " "), w.out, z.out)
+		}
+	}
+
+	// Refusals, before anything is sent.
+	before := c.get(t, path)
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--add-config", "SCRAM-SHA-512=[password=x],producer_byte_rate=1"), 2, "cannot alter both quota and SCRAM credential configs")
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--add-config", "SCRAM-SHA-512=[password=x]", "--dry-run"), 2, "--dry-run is not available")
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--delete-config", "consumer_byte_rate"), 1, "Invalid config(s): consumer_byte_rate")
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--add-config", "producer_byte_rate=1.5"), 1, "Configuration producer_byte_rate must be a LONG value")
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--add-config", "retention.ms=1"), 1, "Invalid configuration key retention.ms")
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--add-config", "producer_byte_rate=5", "--dry-run"), 0, "Dry run: nothing was written.")
+	if got := c.get(t, path); got != before {
+		t.Errorf("a refusal or dry run wrote %s (was %s)", got, before)
+	}
+
+	// Removals.
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--delete-config", "SCRAM-SHA-256"), 0)
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=alice,O=x",
+		"--delete-config", "producer_byte_rate,request_percentage"), 0)
+	if got := c.get(t, path); got != "" {
+		t.Errorf("%s kept with nothing in it: %s", path, got)
+	}
+}

@@ -3,6 +3,7 @@ package zkadmin
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -302,5 +303,39 @@ func TestQuotaReadsNeverMissAMatch(t *testing.T) {
 	}
 	if checked == 0 {
 		t.Fatal("nothing checked")
+	}
+}
+
+// TestApplyQuotaChanges: values are stored as Kafka stores them, and
+// what is not an integer for a LONG or INT quota is refused (NaN too,
+// which Kafka's check lets through as 0).
+func TestApplyQuotaChanges(t *testing.T) {
+	user := quotaLocation{entityType: znodes.EntityUsers, name: "u", namedUser: true}
+	ipLoc := quotaLocation{entityType: znodes.EntityIPs, name: "1.2.3.4", ip: true}
+	for _, tc := range []struct {
+		loc  quotaLocation
+		c    QuotaChange
+		want string // the stored value, or the error's fragment after "!"
+	}{
+		{user, setQ("producer_byte_rate", 1024), "1024"},
+		{user, setQ("producer_byte_rate", 1023.9999995), "1024"},
+		{user, setQ("producer_byte_rate", -1), "!must be a LONG value"},
+		{user, setQ("producer_byte_rate", 1e30), "!must be a LONG value"},
+		{user, setQ("producer_byte_rate", math.Inf(1)), "!must be a LONG value"},
+		{user, setQ("producer_byte_rate", math.NaN()), "!must be a LONG value"},
+		{user, setQ("request_percentage", 12.5), "12.5"},
+		{user, setQ("request_percentage", 1e7), "1.0E7"},
+		{user, setQ("controller_mutation_rate", math.NaN()), "NaN"},
+		{ipLoc, setQ("connection_creation_rate", 3e9), "!must be a INT value"},
+		{ipLoc, setQ("connection_creation_rate", 7), "7"},
+	} {
+		after, err := applyQuotaChanges(tc.loc, "r", nil, []QuotaChange{tc.c})
+		got := after[tc.c.Key]
+		if err != nil {
+			got = "!" + err.Error()
+		}
+		if !strings.HasPrefix(tc.want, "!") && got != tc.want || strings.HasPrefix(tc.want, "!") && !strings.Contains(got, tc.want[1:]) {
+			t.Errorf("%s=%v: %q, want %q", tc.c.Key, tc.c.Value, got, tc.want)
+		}
 	}
 }

@@ -59,12 +59,7 @@ func entityZNodeName(entityType, name string) string {
 // would fail to read it.
 func ValidateUserConfig(name string, cfg map[string]string) error {
 	resource := znodes.EntityUsers + " " + name
-	keys := make([]string, 0, len(cfg))
-	for k := range cfg {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(cfg) {
 		v := cfg[k]
 		if m, ok := scram.MechanismByName(k); ok {
 			if name == znodes.DefaultEntityName {

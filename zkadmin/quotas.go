@@ -167,9 +167,9 @@ func applyQuotaChanges(l quotaLocation, resource string, before map[string]strin
 			after[c.Key] = config.FormatJavaDouble(c.Value)
 		default:
 			const epsilon = 1e-6
-			n := javaDoubleToLong(c.Value + epsilon)
+			n := javaCast(c.Value+epsilon, math.MinInt64, math.MaxInt64)
 			if typ == "INT" {
-				n = int64(javaDoubleToInt(c.Value + epsilon))
+				n = javaCast(c.Value+epsilon, math.MinInt32, math.MaxInt32)
 			}
 			if math.Abs(float64(n)-c.Value) > epsilon || math.IsNaN(c.Value) {
 				return nil, adminErr(KindInvalidRequest, resource, "Configuration %s must be a %s value", c.Key, typ)
@@ -180,30 +180,18 @@ func applyQuotaChanges(l quotaLocation, resource string, before map[string]strin
 	return after, nil
 }
 
-// javaDoubleToLong and javaDoubleToInt convert as Java's casts do: NaN is 0
-// and values beyond the range saturate.
-func javaDoubleToLong(f float64) int64 {
+// javaCast converts as Java's (long) and (int) casts do, to the range
+// [lo, hi] of the target type: NaN is 0 and values beyond it saturate.
+func javaCast(f float64, lo, hi int64) int64 {
 	switch {
 	case math.IsNaN(f):
 		return 0
-	case f >= math.MaxInt64:
-		return math.MaxInt64
-	case f <= math.MinInt64:
-		return math.MinInt64
+	case f >= float64(hi):
+		return hi
+	case f <= float64(lo):
+		return lo
 	}
 	return int64(f)
-}
-
-func javaDoubleToInt(f float64) int32 {
-	switch {
-	case math.IsNaN(f):
-		return 0
-	case f >= math.MaxInt32:
-		return math.MaxInt32
-	case f <= math.MinInt32:
-		return math.MinInt32
-	}
-	return int32(f)
 }
 
 // validateQuotaConfig checks an entity's complete config before it is
@@ -213,12 +201,7 @@ func javaDoubleToInt(f float64) int32 {
 // with an internal error; they can only come from a znode someone else
 // wrote, and kzadmin refuses to rewrite it rather than drop the key.
 func validateQuotaConfig(l quotaLocation, resource string, cfg map[string]string) error {
-	keys := make([]string, 0, len(cfg))
-	for k := range cfg {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(cfg) {
 		v := cfg[k]
 		if _, isScram := scram.MechanismByName(k); isScram && l.namedUser {
 			continue

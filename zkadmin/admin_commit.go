@@ -32,9 +32,12 @@ type writeResult struct {
 func (a *Admin) writeLoop(ctx context.Context, what string, read ReadOptions, dryRun bool, plan planFunc) (writeResult, error) {
 	var last error
 	for attempt := 1; attempt <= a.opts.MaxAttempts; attempt++ {
-		c, err := a.ReadCluster(ctx, read)
-		if err != nil {
-			return writeResult{attempts: attempt}, fmt.Errorf("%s: %w", what, err)
+		var c *Cluster
+		if !read.noCluster {
+			var err error
+			if c, err = a.ReadCluster(ctx, read); err != nil {
+				return writeResult{attempts: attempt}, fmt.Errorf("%s: %w", what, err)
+			}
 		}
 		ops, err := plan(ctx, c)
 		if err != nil {

@@ -108,7 +108,7 @@ func (a *Admin) entityRead(req ConfigAlteration) (ReadOptions, error) {
 		if req.EntityName == "" {
 			return ReadOptions{}, adminErr(KindInvalidRequest, req.EntityName, "The entity name for users must not be empty")
 		}
-		return ReadOptions{}, nil
+		return ReadOptions{noCluster: true}, nil // a user's config concerns nothing else
 	}
 	return ReadOptions{}, adminErr(KindInvalidRequest, req.EntityName,
 		"Entity type %q is not supported; use %s, %s or %s", req.EntityType, znodes.EntityTopics, znodes.EntityBrokers,

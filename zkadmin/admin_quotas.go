@@ -203,7 +203,7 @@ func (a *Admin) AlterClientQuotas(ctx context.Context, entity QuotaEntity, chang
 		}
 		return a.entityConfigOps(ctx, l, after, version)
 	}
-	_, err = a.writeLoop(ctx, "alter client quotas of "+resource, ReadOptions{}, dryRun, plan)
+	_, err = a.writeLoop(ctx, "alter client quotas of "+resource, ReadOptions{noCluster: true}, dryRun, plan)
 	return err
 }
 

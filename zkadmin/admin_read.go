@@ -22,6 +22,10 @@ type ReadOptions struct {
 	Configs bool
 	// States also reads every partition's state znode.
 	States bool
+	// noCluster: the write concerns one config entity alone (a quota or a
+	// user's credentials), so writeLoop reads nothing of the cluster and
+	// plans with a nil *Cluster.
+	noCluster bool
 }
 
 // ReadCluster reads the cluster with pipelined reads: /brokers/topics (its

@@ -202,7 +202,7 @@ func (a *Admin) alterUserScram(ctx context.Context, user string, ups []ScramUpse
 		}
 		return a.entityConfigOps(ctx, l, after, version)
 	}
-	_, err := a.writeLoop(ctx, "alter SCRAM credentials of "+resource, ReadOptions{}, false, plan)
+	_, err := a.writeLoop(ctx, "alter SCRAM credentials of "+resource, ReadOptions{noCluster: true}, false, plan)
 	return err
 }
 

@@ -298,14 +298,16 @@ func ignoreNoNode(err error) error {
 }
 
 // checkIPEntity accepts <default>, an IP address, or a host name that
-// resolves, as Kafka's DynamicConfig.Ip.isValidIpEntity does.
+// resolves, as Kafka's DynamicConfig.Ip.isValidIpEntity does. Like Kafka,
+// it checks the sanitized name, the one brokers read back from the znode:
+// an IPv6 address, whose colons sanitizing encodes, is refused, where
+// accepting it would leave brokers a name they cannot resolve.
 func checkIPEntity(ctx context.Context, l quotaLocation, resource string) error {
-	if l.name == znodes.DefaultEntityName || net.ParseIP(l.ipName) != nil {
+	if l.name == znodes.DefaultEntityName || net.ParseIP(l.name) != nil {
 		return nil
 	}
-	if addrs, err := net.DefaultResolver.LookupHost(ctx, l.ipName); err == nil && len(addrs) > 0 {
+	if addrs, err := net.DefaultResolver.LookupHost(ctx, l.name); err == nil && len(addrs) > 0 {
 		return nil
 	}
-	// Kafka names the entity as sanitized in this message.
 	return adminErr(KindInvalidRequest, resource, "%s is not a valid IP or resolvable host.", l.name)
 }

@@ -151,6 +151,8 @@ func TestClientQuotas(t *testing.T) {
 		{QuotaEntity{ip("10.0.0.2")}, []QuotaChange{setQ("producer_byte_rate", 1)}, "Invalid configuration key producer_byte_rate"},
 		{QuotaEntity{ip("10.0.0.2")}, []QuotaChange{setQ("connection_creation_rate", -1)}, "Configuration connection_creation_rate must be a INT value"},
 		{QuotaEntity{ip("not a host")}, []QuotaChange{setQ("connection_creation_rate", 1)}, "not%20a%20host is not a valid IP or resolvable host."},
+		// As in Kafka, the sanitized name is checked: brokers read it back.
+		{QuotaEntity{ip("::1")}, []QuotaChange{setQ("connection_creation_rate", 1)}, "%3A%3A1 is not a valid IP or resolvable host."},
 	} {
 		before := e.snapshot()
 		err := e.admin.AlterClientQuotas(e.ctx, tc.entity, tc.changes, false)

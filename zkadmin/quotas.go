@@ -74,7 +74,6 @@ type quotaLocation struct {
 	// <default> alone, the one entity that may also hold SCRAM credentials.
 	userClient, namedUser bool
 	ip                    bool
-	ipName                string // the IP or host as given, for its check
 }
 
 // path is the entity's config znode.
@@ -119,7 +118,7 @@ func locateQuotaEntity(e QuotaEntity) (quotaLocation, error) {
 		return quotaLocation{}, adminErr(KindInvalidRequest, resource,
 			"Invalid quota entity combination, IP entity should not be used with user/client ID entity.")
 	case ip != nil:
-		return quotaLocation{entityType: znodes.EntityIPs, name: sanitizedQuotaName(*ip), ip: true, ipName: ip.Name}, nil
+		return quotaLocation{entityType: znodes.EntityIPs, name: sanitizedQuotaName(*ip), ip: true}, nil
 	case user != nil && client != nil:
 		return quotaLocation{entityType: znodes.EntityUsers, userClient: true,
 			name: znodes.UserClientEntityName(sanitizedQuotaName(*user), sanitizedQuotaName(*client))}, nil

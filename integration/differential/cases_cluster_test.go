@@ -128,6 +128,7 @@ func quotasCase() testCase {
 			quotaEntry(parts(qIP("10.0.0.2")), set("producer_byte_rate", 1)),
 			quotaEntry(parts(qIP("not a host")), set("connection_creation_rate", 1)),
 		)},
+		{name: "v1-alter-ipv6", req: alterQuotas(1, false, quotaEntry(parts(qIP("::1")), set("connection_creation_rate", 1)))},
 		{name: "v1-alter-validate-only", req: alterQuotas(1, true,
 			quotaEntry(parts(qUser("dave")), set("producer_byte_rate", 1)))},
 		{name: "v0-describe-all", req: describeQuotas(0, false)},

@@ -31,7 +31,9 @@ func (a *Admin) DescribeClientQuotas(ctx context.Context, f QuotaFilter) ([]Quot
 	var out []QuotaEntry
 	for i, r := range a.zk.GetMany(ctx, paths, 0) {
 		c := cands[i]
-		if errors.Is(r.Err, ErrNoNode) {
+		// Unmatched entities are skipped before they are decoded, so that
+		// one malformed znode fails only the filters that select it.
+		if errors.Is(r.Err, ErrNoNode) || !c.ip && (!p.matchesQuota(p.user, c.user) || !p.matchesQuota(p.client, c.client)) {
 			continue
 		}
 		if r.Err != nil {
@@ -46,7 +48,7 @@ func (a *Admin) DescribeClientQuotas(ctx context.Context, f QuotaFilter) ([]Quot
 		if err != nil {
 			return nil, err
 		}
-		if len(values) == 0 || !c.ip && (!p.matchesQuota(p.user, c.user) || !p.matchesQuota(p.client, c.client)) {
+		if len(values) == 0 {
 			continue
 		}
 		out = append(out, QuotaEntry{Entity: c.entity, Values: values})

@@ -221,6 +221,14 @@ func TestClientQuotasMalformed(t *testing.T) {
 	wantKind(t, err, KindMalformed, "/config/clients/slow", "producer_byte_rate", "not a number")
 	_, err = e.admin.DescribeClientQuotas(e.ctx, QuotaFilter{})
 	wantKind(t, err, KindMalformed, "/config/clients/broken", "invalid JSON")
+	// A filter that reads them but does not select them is not failed by
+	// them (any user, not strict, reads the client ids too).
+	e.put("/config/users/fine", []byte(`{"version":1,"config":{"producer_byte_rate":"1"}}`))
+	fine, err := e.admin.DescribeClientQuotas(e.ctx, QuotaFilter{Components: []QuotaFilterComponent{
+		{EntityType: QuotaUser, Match: QuotaMatchAny}}})
+	if got := quotaList(fine); err != nil || len(got) != 1 || got[0] != "user=fine{producer_byte_rate=1}" {
+		t.Errorf("users beside malformed clients: %q, %v", got, err)
+	}
 	for name, msg := range map[string]string{
 		"slow":   "Not a number of type LONG",
 		"broken": "does not rewrite a znode it cannot read",

@@ -15,8 +15,11 @@ import (
 // (EntityType znodes.EntityTopics), a broker (znodes.EntityBrokers, with
 // EntityName a broker id or znodes.DefaultEntityName for the cluster-wide
 // dynamic defaults, where max.partitions and max.broker.partitions live),
-// or a user (znodes.EntityUsers: EntityName is the user name, unsanitized,
-// or znodes.DefaultEntityName; see admin_users.go).
+// a user (znodes.EntityUsers: EntityName is the user name, unsanitized,
+// or znodes.DefaultEntityName; see admin_users.go), or a client id or IP
+// (znodes.EntityClients, znodes.EntityIPs: quotas only, named as users
+// are). A users, clients or ips entity left empty loses its znode, as
+// Kafka's AdminZkClient removes it.
 type ConfigAlteration struct {
 	EntityType string
 	EntityName string
@@ -45,7 +48,7 @@ type ConfigAlterResult struct {
 // §3.11).
 func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*ConfigAlterResult, error) {
 	resource := req.EntityType + " " + req.EntityName
-	read, err := a.entityRead(req)
+	read, err := a.entityRead(ctx, req)
 	if err != nil {
 		return nil, err
 	}
@@ -67,11 +70,16 @@ func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*Config
 		if err := validateEntityConfig(req.EntityType, req.EntityName, after); err != nil {
 			return nil, err
 		}
+		znodeName := entityZNodeName(req.EntityType, req.EntityName)
+		out.Before, out.After = before, after
+		if l, quota := quotaLocationOf(req.EntityType, znodeName); quota {
+			// Emptied quota entities lose their znode, as in Kafka.
+			return a.entityConfigOps(ctx, l, after, version)
+		}
 		data, err := znodes.EntityConfig{Config: after}.Encode()
 		if err != nil {
 			return nil, err
 		}
-		znodeName := entityZNodeName(req.EntityType, req.EntityName)
 		ops, err := a.putOp(ctx, znodes.ConfigEntityPath(req.EntityType, znodeName), data, version)
 		if err != nil {
 			return nil, err
@@ -80,7 +88,6 @@ func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*Config
 		if err != nil {
 			return nil, err
 		}
-		out.Before, out.After = before, after
 		return append(ops, note...), nil
 	}
 	res, err := a.writeLoop(ctx, "alter configs of "+resource, read, req.DryRun, plan)
@@ -92,7 +99,7 @@ func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*Config
 }
 
 // entityRead checks the entity's type and name and says what to read.
-func (a *Admin) entityRead(req ConfigAlteration) (ReadOptions, error) {
+func (a *Admin) entityRead(ctx context.Context, req ConfigAlteration) (ReadOptions, error) {
 	switch req.EntityType {
 	case znodes.EntityTopics:
 		return ReadOptions{Topics: []string{req.EntityName}, Configs: true}, nil
@@ -104,15 +111,21 @@ func (a *Admin) entityRead(req ConfigAlteration) (ReadOptions, error) {
 			}
 		}
 		return ReadOptions{}, nil
-	case znodes.EntityUsers:
+	case znodes.EntityUsers, znodes.EntityClients, znodes.EntityIPs:
 		if req.EntityName == "" {
-			return ReadOptions{}, adminErr(KindInvalidRequest, req.EntityName, "The entity name for users must not be empty")
+			return ReadOptions{}, adminErr(KindInvalidRequest, req.EntityName, "The entity name for %s must not be empty", req.EntityType)
 		}
-		return ReadOptions{noCluster: true}, nil // a user's config concerns nothing else
+		if req.EntityType == znodes.EntityIPs {
+			l, _ := quotaLocationOf(req.EntityType, entityZNodeName(req.EntityType, req.EntityName))
+			if err := checkIPEntity(ctx, l, req.EntityType+" "+req.EntityName); err != nil {
+				return ReadOptions{}, err
+			}
+		}
+		return ReadOptions{noCluster: true}, nil // a quota entity's config concerns nothing else
 	}
 	return ReadOptions{}, adminErr(KindInvalidRequest, req.EntityName,
-		"Entity type %q is not supported; use %s, %s or %s", req.EntityType, znodes.EntityTopics, znodes.EntityBrokers,
-		znodes.EntityUsers)
+		"Entity type %q is not supported; use %s, %s, %s, %s or %s", req.EntityType, znodes.EntityTopics, znodes.EntityBrokers,
+		znodes.EntityUsers, znodes.EntityClients, znodes.EntityIPs)
 }
 
 // currentConfig returns the entity's overrides and znode version (-1 when
@@ -194,6 +207,9 @@ func validateEntityConfig(entityType, name string, cfg map[string]string) error 
 		return ValidateTopicConfig(name, cfg)
 	case znodes.EntityUsers:
 		return ValidateUserConfig(name, cfg)
+	case znodes.EntityClients, znodes.EntityIPs:
+		l, _ := quotaLocationOf(entityType, entityZNodeName(entityType, name))
+		return validateQuotaConfig(l, entityType+" "+name, cfg)
 	}
 	return ValidateBrokerConfig(name, cfg)
 }

@@ -349,3 +349,50 @@ func TestApplyQuotaChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestAlterClientAndIPConfigs: kafka-configs --zookeeper's path for client
+// ids and IPs takes their quotas as strings, checked as Kafka checks them,
+// under sanitized names; emptied, the znode goes.
+func TestAlterClientAndIPConfigs(t *testing.T) {
+	e := newAdminEnv(t, []string{""}, nil)
+	alter := func(typ, name string, set map[string]string, del ...string) error {
+		_, err := e.admin.AlterConfigs(e.ctx, ConfigAlteration{EntityType: typ, EntityName: name, Set: set, Delete: del})
+		return err
+	}
+	if err := alter("clients", "app 1", map[string]string{"producer_byte_rate": "1024", "request_percentage": "50"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(e.get("/config/clients/app%201")); got != `{"version":1,"config":{"producer_byte_rate":"1024","request_percentage":"50"}}` {
+		t.Errorf("client znode %s", got)
+	}
+	if err := alter("ips", "127.0.0.1", map[string]string{"connection_creation_rate": "5"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := alter("ips", znodes.DefaultEntityName, map[string]string{"connection_creation_rate": "50"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		typ, name string
+		set       map[string]string
+		msg       string
+	}{
+		{"clients", "app 1", map[string]string{"producer_byte_rate": "fast"}, "Not a number of type LONG"},
+		{"clients", "app 1", map[string]string{"SCRAM-SHA-256": "x"}, "not a quota of this entity"},
+		{"ips", "127.0.0.1", map[string]string{"connection_creation_rate": "-1"}, "Value must be at least 0"},
+		{"ips", "127.0.0.1", map[string]string{"producer_byte_rate": "1"}, "not a quota of this entity"},
+		{"ips", "not a host", map[string]string{"connection_creation_rate": "1"}, "is not a valid IP or resolvable host"},
+		{"clients", "", map[string]string{"producer_byte_rate": "1"}, "must not be empty"},
+	} {
+		before := e.snapshot()
+		if err := alter(tc.typ, tc.name, tc.set); err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s %q %v: %v, want %q", tc.typ, tc.name, tc.set, err, tc.msg)
+		}
+		sameSnapshot(t, before, e.snapshot())
+	}
+	if err := alter("clients", "app 1", nil, "producer_byte_rate", "request_percentage"); err != nil {
+		t.Fatal(err)
+	}
+	if e.exists("/config/clients/app%201") {
+		t.Error("emptied client znode kept")
+	}
+}

@@ -43,10 +43,11 @@ func UserConfigNames() []string {
 }
 
 // entityZNodeName is the name under /config/<type>/ of req's entity:
-// user names are sanitized as Kafka's Sanitizer does; <default> and the
-// other types' names are used as they are.
+// user, client id and IP names are sanitized as Kafka's Sanitizer does;
+// <default> and the other types' names are used as they are.
 func entityZNodeName(entityType, name string) string {
-	if entityType == znodes.EntityUsers && name != znodes.DefaultEntityName {
+	quota := entityType == znodes.EntityUsers || entityType == znodes.EntityClients || entityType == znodes.EntityIPs
+	if quota && name != znodes.DefaultEntityName {
 		return znodes.SanitizeEntityName(name)
 	}
 	return name

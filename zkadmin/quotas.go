@@ -76,6 +76,22 @@ type quotaLocation struct {
 	ip                    bool
 }
 
+// quotaLocationOf is where a users, clients or ips entity named znodeName
+// (sanitized) lives; quota is false for the other entity types.
+func quotaLocationOf(entityType, znodeName string) (l quotaLocation, quota bool) {
+	l = quotaLocation{entityType: entityType, name: znodeName}
+	switch entityType {
+	case znodes.EntityUsers:
+		l.namedUser = znodeName != znodes.DefaultEntityName
+	case znodes.EntityIPs:
+		l.ip = true
+	case znodes.EntityClients:
+	default:
+		return l, false
+	}
+	return l, true
+}
+
 // path is the entity's config znode.
 func (l quotaLocation) path() string { return znodes.ConfigEntityPath(l.entityType, l.name) }
 

@@ -29,23 +29,23 @@ type entityFlags struct {
 }
 
 func (e *entityFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&e.typ, "entity-type", "", "topics, brokers or users")
-	f.StringVar(&e.name, "entity-name", "", "the topic name, the broker id, or the user name")
+	f.StringVar(&e.typ, "entity-type", "", "topics, brokers, users, clients or ips")
+	f.StringVar(&e.name, "entity-name", "", "the topic name, the broker id, the user name, the client id or the IP")
 	f.BoolVar(&e.dflt, "entity-default", false, "the cluster-wide broker defaults (/config/brokers/<default>), "+
-		"or the default user quotas (/config/users/<default>)")
+		"or the default user, client id or IP quotas (/config/<type>/<default>)")
 }
 
 // resolve returns the entity type and names; none means all of the type.
 func (e entityFlags) resolve() (string, []string, error) {
 	typ := map[string]string{"topics": "topics", "topic": "topics", "brokers": "brokers", "broker": "brokers",
-		"users": "users", "user": "users"}[e.typ]
+		"users": "users", "user": "users", "clients": "clients", "client": "clients", "ips": "ips", "ip": "ips"}[e.typ]
 	switch {
 	case typ == "":
-		return "", nil, usagef("--entity-type must be topics, brokers or users, not %q", e.typ)
+		return "", nil, usagef("--entity-type must be topics, brokers, users, clients or ips, not %q", e.typ)
 	case e.dflt && e.name != "":
 		return "", nil, usagef("give --entity-name or --entity-default, not both")
 	case e.dflt && typ == "topics":
-		return "", nil, usagef("--entity-default applies to brokers and users only")
+		return "", nil, usagef("--entity-default applies to brokers, users, clients and ips only")
 	case e.dflt:
 		return typ, []string{backend.DefaultEntity}, nil
 	case e.name != "":
@@ -60,10 +60,14 @@ func entityLabel(typ, name string) string {
 		return "brokers <default>"
 	case typ == "brokers":
 		return "broker " + name
-	case typ == "users" && name == backend.DefaultEntity:
-		return "users <default>"
+	case name == backend.DefaultEntity:
+		return typ + " <default>"
 	case typ == "users":
 		return "user " + name
+	case typ == "clients":
+		return "client " + name
+	case typ == "ips":
+		return "ip " + name
 	}
 	return "topic " + name
 }
@@ -72,7 +76,7 @@ func (a *app) configsDescribe() *cobra.Command {
 	var e entityFlags
 	var all bool
 	cmd := &cobra.Command{
-		Use:   "describe --entity-type topics|brokers|users [--entity-name NAME | --entity-default] [--all]",
+		Use:   "describe --entity-type topics|brokers|users|clients|ips [--entity-name NAME | --entity-default] [--all]",
 		Short: "Show config overrides",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -185,13 +189,14 @@ func (a *app) configsAlter() *cobra.Command {
 	var add string
 	var del []string
 	cmd := &cobra.Command{
-		Use:   "alter --entity-type topics|brokers|users (--entity-name NAME | --entity-default) [--add-config k=v,...] [--delete-config k,...]",
+		Use:   "alter --entity-type topics|brokers|users|clients|ips (--entity-name NAME | --entity-default) [--add-config k=v,...] [--delete-config k,...]",
 		Short: "Add, change or remove config overrides",
 		Example: `  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --add-config retention.ms=3600000
   kzadmin configs alter --zookeeper zk:2181 --entity-type brokers --entity-default --add-config max.partitions=10000,max.broker.partitions=4000
   kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --delete-config retention.ms
   kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]'
-  kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --delete-config SCRAM-SHA-512`,
+  kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --delete-config SCRAM-SHA-512
+  kzadmin configs alter --bootstrap-server kafka:9092 --entity-type clients --entity-name app-1 --add-config producer_byte_rate=1048576`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			typ, names, err := e.resolve()

@@ -58,8 +58,8 @@ func TestConfigsDescribeAndAlter(t *testing.T) {
 	c.want(1, []string{"Cannot update these configs dynamically: Set(log.retention.hours)"}, "configs", "alter",
 		"--entity-type", "brokers", "--entity-default", "--add-config", "log.retention.hours=1,max.partitions=9")
 	c.want(1, []string{"Topic 'nope' does not exist."}, "configs", "describe", "--entity-type", "topics", "--entity-name", "nope")
-	c.want(2, []string{"--entity-type must be topics, brokers or users"}, "configs", "describe", "--entity-type", "groups")
-	c.want(2, []string{"--entity-default applies to brokers and users only"}, "configs", "describe", "--entity-type", "topics", "--entity-default")
+	c.want(2, []string{"--entity-type must be topics, brokers, users, clients or ips"}, "configs", "describe", "--entity-type", "groups")
+	c.want(2, []string{"--entity-default applies to brokers, users, clients and ips only"}, "configs", "describe", "--entity-type", "topics", "--entity-default")
 	c.want(2, []string{"nothing to do"}, "configs", "alter", "--entity-type", "topics", "--entity-name", "c")
 	c.want(2, []string{"--entity-name or --entity-default is required"}, "configs", "alter", "--entity-type", "topics", "--add-config", "a=b")
 	c.want(2, []string{"is not name=value"}, "configs", "alter", "--entity-type", "topics", "--entity-name", "c", "--add-config", "novalue")

@@ -28,10 +28,10 @@ type configResult struct {
 // means every topic, or the cluster-wide default and each live broker.
 func (b *Backend) DescribeConfigs(ctx context.Context, entityType string, names []string) ([]backend.EntityConfig, error) {
 	switch entityType {
-	case znodes.EntityTopics, znodes.EntityBrokers, znodes.EntityUsers:
+	case znodes.EntityTopics, znodes.EntityBrokers, znodes.EntityUsers, znodes.EntityClients, znodes.EntityIPs:
 	default:
 		return nil, &backend.Error{Code: kerr.InvalidRequest.Code, Name: kerr.InvalidRequest.Message,
-			Message: fmt.Sprintf("entity type %q is not supported; use topics, brokers or users", entityType)}
+			Message: fmt.Sprintf("entity type %q is not supported; use topics, brokers, users, clients or ips", entityType)}
 	}
 	var out []backend.EntityConfig
 	err := b.retry(ctx, func(ctx context.Context) error {
@@ -41,8 +41,10 @@ func (b *Backend) DescribeConfigs(ctx context.Context, entityType string, names 
 			out, err = b.describeTopicConfigs(ctx, names)
 		case znodes.EntityBrokers:
 			out, err = b.describeBrokerConfigs(ctx, names)
-		default:
+		case znodes.EntityUsers:
 			out, err = b.describeUserConfigs(ctx, names)
+		default:
+			out, err = b.describeQuotaEntityConfigs(ctx, entityType, names)
 		}
 		return err
 	})
@@ -195,8 +197,11 @@ func entityResource(entityType, name string) string {
 // (validateOnly for a dry run). Before and After are read with
 // DescribeConfigs; a dry run's After is Before with the changes applied.
 func (b *Backend) AlterConfigs(ctx context.Context, req backend.AlterConfigsRequest) (*backend.AlterConfigsResult, error) {
-	if req.EntityType == znodes.EntityUsers {
+	switch req.EntityType {
+	case znodes.EntityUsers:
 		return b.alterUserConfigs(ctx, req)
+	case znodes.EntityClients, znodes.EntityIPs:
+		return b.alterQuotaEntityConfigs(ctx, req)
 	}
 	res, err := b.resourceOf(req.EntityType, req.Name)
 	if err != nil {
@@ -241,7 +246,8 @@ func (b *Backend) resourceOf(entityType, name string) (kmsg.IncrementalAlterConf
 		}
 	default:
 		return r, codeError(name, kerr.InvalidRequest.Code, strPtr(fmt.Sprintf(
-			"Entity type %q is not supported; use %s, %s or %s", entityType, znodes.EntityTopics, znodes.EntityBrokers, znodes.EntityUsers)))
+			"Entity type %q is not supported; use %s, %s, %s, %s or %s", entityType, znodes.EntityTopics, znodes.EntityBrokers,
+			znodes.EntityUsers, znodes.EntityClients, znodes.EntityIPs)))
 	}
 	return r, nil
 }

@@ -19,16 +19,38 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// Users over the wire, as kafka-configs --bootstrap-server handles them:
-// quotas through DescribeClientQuotas and AlterClientQuotas, SCRAM
-// credentials through DescribeUserScramCredentials and
-// AlterUserScramCredentials. A credential shows as "iterations=<n>": the
-// API never returns the stored keys, which --zookeeper shows.
+// Users, client ids and IPs over the wire, as kafka-configs
+// --bootstrap-server handles them: quotas through DescribeClientQuotas and
+// AlterClientQuotas, a user's SCRAM credentials through
+// DescribeUserScramCredentials and AlterUserScramCredentials. A credential
+// shows as "iterations=<n>": the API never returns the stored keys, which
+// --zookeeper shows.
+
+// quotaTypes maps the CLI's entity types to the quota APIs' names.
+var quotaTypes = map[string]string{znodes.EntityUsers: zkadmin.QuotaUser, znodes.EntityClients: zkadmin.QuotaClientID,
+	znodes.EntityIPs: zkadmin.QuotaIP}
+
+// describeQuotaEntityConfigs returns the quotas of the named client ids or
+// IPs; no names means every one with a quota.
+func (b *Backend) describeQuotaEntityConfigs(ctx context.Context, entityType string, names []string) ([]backend.EntityConfig, error) {
+	quotas, err := b.entityQuotas(ctx, quotaTypes[entityType], names)
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		names = slices.Sorted(maps.Keys(quotas))
+	}
+	out := make([]backend.EntityConfig, 0, len(names))
+	for _, n := range names {
+		out = append(out, backend.EntityConfig{EntityType: entityType, Name: n, Overrides: quotas[n]})
+	}
+	return out, nil
+}
 
 // describeUserConfigs returns each named user's quotas and credentials;
 // no names means every user with either.
 func (b *Backend) describeUserConfigs(ctx context.Context, names []string) ([]backend.EntityConfig, error) {
-	quotas, err := b.userQuotas(ctx, names)
+	quotas, err := b.entityQuotas(ctx, zkadmin.QuotaUser, names)
 	if err != nil {
 		return nil, err
 	}
@@ -61,18 +83,19 @@ func (b *Backend) describeUserConfigs(ctx context.Context, names []string) ([]ba
 	return out, nil
 }
 
-// userQuotas describes the quotas of the named users alone (not with a
-// client id), or of every user; <default> is the default user.
-func (b *Backend) userQuotas(ctx context.Context, names []string) (map[string]map[string]string, error) {
+// entityQuotas describes the quotas of the named entities of one quota
+// type alone (a user without a client id, say), or of every one of the
+// type; <default> is the type's default entity.
+func (b *Backend) entityQuotas(ctx context.Context, quotaType string, names []string) (map[string]map[string]string, error) {
 	var filters []kmsg.DescribeClientQuotasRequestComponent
 	if len(names) == 0 {
 		c := kmsg.NewDescribeClientQuotasRequestComponent()
-		c.EntityType, c.MatchType = zkadmin.QuotaUser, kmsg.QuotasMatchTypeAny
+		c.EntityType, c.MatchType = quotaType, kmsg.QuotasMatchTypeAny
 		filters = append(filters, c)
 	}
 	for _, n := range names {
 		c := kmsg.NewDescribeClientQuotasRequestComponent()
-		c.EntityType, c.MatchType = zkadmin.QuotaUser, kmsg.QuotasMatchTypeExact
+		c.EntityType, c.MatchType = quotaType, kmsg.QuotasMatchTypeExact
 		if n == backend.DefaultEntity {
 			c.MatchType = kmsg.QuotasMatchTypeDefault
 		} else {
@@ -88,11 +111,11 @@ func (b *Backend) userQuotas(ctx context.Context, names []string) (map[string]ma
 		if err != nil {
 			return nil, err
 		}
-		if err := codeError("users", resp.ErrorCode, resp.ErrorMessage); err != nil {
+		if err := codeError(quotaType, resp.ErrorCode, resp.ErrorMessage); err != nil {
 			return nil, err
 		}
 		for _, e := range resp.Entries {
-			if len(e.Entity) != 1 || e.Entity[0].Type != zkadmin.QuotaUser {
+			if len(e.Entity) != 1 || e.Entity[0].Type != quotaType {
 				continue
 			}
 			name := backend.DefaultEntity
@@ -158,6 +181,19 @@ func (b *Backend) userCredentials(ctx context.Context, names []string) (map[stri
 	return out, nil
 }
 
+// alterQuotaEntityConfigs changes a client id's or an IP's quotas, as
+// alterUserConfigs changes a user's.
+func (b *Backend) alterQuotaEntityConfigs(ctx context.Context, req backend.AlterConfigsRequest) (*backend.AlterConfigsResult, error) {
+	describe := func(ctx context.Context) (map[string]string, error) {
+		got, err := b.describeQuotaEntityConfigs(ctx, req.EntityType, []string{req.Name})
+		if err != nil {
+			return nil, err
+		}
+		return got[0].Overrides, nil
+	}
+	return b.alterQuotasOrCredentials(ctx, req, describe, func(ctx context.Context) error { return b.alterEntityQuotas(ctx, req) })
+}
+
 // alterUserConfigs changes a user's quotas or SCRAM credentials, not both
 // at once (as kafka-configs --bootstrap-server refuses it): each API call
 // is atomic, two would not be. Deleting a config the user does not have is
@@ -167,24 +203,46 @@ func (b *Backend) userCredentials(ctx context.Context, names []string) (map[stri
 func (b *Backend) alterUserConfigs(ctx context.Context, req backend.AlterConfigsRequest) (*backend.AlterConfigsResult, error) {
 	resource := "user " + req.Name
 	scramDeletes, quotaDeletes := splitScram(req.Delete)
+	credentials := len(req.Scram) > 0 || len(scramDeletes) > 0
 	switch {
-	case req.Name == "":
-		return nil, codeError(resource, kerr.InvalidRequest.Code, strPtr("The entity name for users must not be empty"))
-	case (len(req.Scram) > 0 || len(scramDeletes) > 0) && (len(req.Set) > 0 || len(quotaDeletes) > 0):
+	case credentials && (len(req.Set) > 0 || len(quotaDeletes) > 0):
 		return nil, &UsageError{Msg: "cannot alter both quota and SCRAM credential configs of a user in one command over " +
 			"--bootstrap-server (two requests would not be atomic); run two commands"}
-	case req.Name == backend.DefaultEntity && (len(req.Scram) > 0 || len(scramDeletes) > 0):
+	case credentials && req.Name == backend.DefaultEntity:
 		return nil, codeError(resource, kerr.InvalidConfig.Code, strPtr("SCRAM credentials belong to a named user, not <default>"))
-	case req.DryRun && (len(req.Scram) > 0 || len(scramDeletes) > 0):
+	case credentials && req.DryRun:
 		return nil, noDryRun("configs alter of SCRAM credentials", "AlterUserScramCredentials")
+	}
+	describe := func(ctx context.Context) (map[string]string, error) {
+		got, err := b.describeUserConfigs(ctx, []string{req.Name})
+		if err != nil {
+			return nil, err
+		}
+		return got[0].Overrides, nil
+	}
+	return b.alterQuotasOrCredentials(ctx, req, describe, func(ctx context.Context) error {
+		if credentials {
+			return b.alterUserScram(ctx, req, scramDeletes)
+		}
+		return b.alterEntityQuotas(ctx, req)
+	})
+}
+
+// alterQuotasOrCredentials reads an entity's configs (describe), refuses
+// deleting one it does not have, as --zookeeper does, makes the change
+// (alter) and reads the result; a dry run's result is computed.
+func (b *Backend) alterQuotasOrCredentials(ctx context.Context, req backend.AlterConfigsRequest,
+	describe func(context.Context) (map[string]string, error), alter func(context.Context) error) (*backend.AlterConfigsResult, error) {
+	resource := strings.TrimSuffix(req.EntityType, "s") + " " + req.Name
+	if req.Name == "" {
+		return nil, codeError(resource, kerr.InvalidRequest.Code, strPtr("The entity name for "+req.EntityType+" must not be empty"))
 	}
 	out := &backend.AlterConfigsResult{Writes: backend.Writes{DryRun: req.DryRun}}
 	err := b.retry(ctx, func(ctx context.Context) error {
-		before, err := b.describeUserConfigs(ctx, []string{req.Name})
-		if err != nil {
+		var err error
+		if out.Before, err = describe(ctx); err != nil {
 			return err
 		}
-		out.Before = before[0].Overrides
 		var missing []string
 		for _, k := range req.Delete {
 			if _, ok := out.Before[k]; !ok {
@@ -194,31 +252,15 @@ func (b *Backend) alterUserConfigs(ctx context.Context, req backend.AlterConfigs
 		if len(missing) > 0 {
 			return codeError(resource, kerr.InvalidConfig.Code, strPtr("Invalid config(s): "+strings.Join(missing, ",")))
 		}
-		if len(req.Scram) > 0 || len(scramDeletes) > 0 {
-			err = b.alterUserScram(ctx, req, scramDeletes)
-		} else {
-			err = b.alterUserQuotas(ctx, req)
-		}
-		if err != nil {
+		if err := alter(ctx); err != nil {
 			return err
 		}
 		if req.DryRun {
-			out.After = maps.Clone(out.Before)
-			if out.After == nil {
-				out.After = map[string]string{}
-			}
-			maps.Copy(out.After, req.Set)
-			for _, k := range req.Delete {
-				delete(out.After, k)
-			}
+			out.After = applied(out.Before, req)
 			return nil
 		}
-		after, err := b.describeUserConfigs(ctx, []string{req.Name})
-		if err != nil {
-			return err
-		}
-		out.After = after[0].Overrides
-		return nil
+		out.After, err = describe(ctx)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -238,12 +280,13 @@ func splitScram(names []string) (scramNames, others []string) {
 	return scramNames, others
 }
 
-// alterUserQuotas sends one AlterClientQuotas entry for the user.
-func (b *Backend) alterUserQuotas(ctx context.Context, req backend.AlterConfigsRequest) error {
-	resource := "user " + req.Name
+// alterEntityQuotas sends one AlterClientQuotas entry for the user, client
+// id or IP.
+func (b *Backend) alterEntityQuotas(ctx context.Context, req backend.AlterConfigsRequest) error {
+	resource := strings.TrimSuffix(req.EntityType, "s") + " " + req.Name
 	entry := kmsg.NewAlterClientQuotasRequestEntry()
 	ent := kmsg.NewAlterClientQuotasRequestEntryEntity()
-	ent.Type = zkadmin.QuotaUser
+	ent.Type = quotaTypes[req.EntityType]
 	if req.Name != backend.DefaultEntity {
 		ent.Name = strPtr(req.Name)
 	}

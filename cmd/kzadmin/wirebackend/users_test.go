@@ -77,3 +77,41 @@ func TestUsers(t *testing.T) {
 		t.Errorf("%s kept with nothing in it: %s", path, got)
 	}
 }
+
+// TestClientAndIPQuotas: client ids and IPs take quotas over either
+// backend, into the same znodes, and read back the same.
+func TestClientAndIPQuotas(t *testing.T) {
+	c := dev
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "clients", "--entity-name", "app 1",
+		"--add-config", "producer_byte_rate=1024,controller_mutation_rate=10"), 0, "Completed updating config for client app 1.")
+	if got := c.get(t, "/config/clients/app%201"); got != `{"version":1,"config":{"controller_mutation_rate":"10.0","producer_byte_rate":"1024"}}` {
+		t.Errorf("client znode %s", got)
+	}
+	want(t, c.zook(t, "configs", "alter", "--entity-type", "clients", "--entity-default",
+		"--add-config", "consumer_byte_rate=2048"), 0, "Completed updating default config for clients in the cluster.")
+	want(t, c.zook(t, "configs", "alter", "--entity-type", "ips", "--entity-name", "127.0.0.1",
+		"--add-config", "connection_creation_rate=5"), 0, "Completed updating config for ip 127.0.0.1.")
+	for _, args := range [][]string{
+		{"configs", "describe", "--entity-type", "clients"},
+		{"configs", "describe", "--entity-type", "ips", "--entity-name", "127.0.0.1"},
+		{"configs", "describe", "--entity-type", "clients", "--entity-name", "app 1", "-o", "json"},
+	} {
+		w, z := want(t, c.wire(t, args...), 0), want(t, c.zook(t, args...), 0)
+		if w.out != z.out {
+			t.Errorf("%s: --bootstrap-server shows\n%s\n--zookeeper shows\n%s", strings.Join(args, " "), w.out, z.out)
+		}
+	}
+	want(t, c.wire(t, "configs", "describe", "--entity-type", "clients"), 0, "clients <default>", "consumer_byte_rate", "2048",
+		"client app 1", "producer_byte_rate", "1024")
+	for _, run := range []func(testing.TB, ...string) result{c.wire, c.zook} {
+		want(t, run(t, "configs", "alter", "--entity-type", "ips", "--entity-name", "127.0.0.1",
+			"--add-config", "producer_byte_rate=1"), 1, "producer_byte_rate")
+		want(t, run(t, "configs", "alter", "--entity-type", "clients", "--entity-name", "app 1",
+			"--delete-config", "consumer_byte_rate"), 1, "Invalid config(s): consumer_byte_rate")
+	}
+	want(t, c.wire(t, "configs", "alter", "--entity-type", "clients", "--entity-name", "app 1",
+		"--delete-config", "producer_byte_rate,controller_mutation_rate"), 0)
+	if got := c.get(t, "/config/clients/app%201"); got != "" {
+		t.Errorf("emptied client znode kept: %s", got)
+	}
+}

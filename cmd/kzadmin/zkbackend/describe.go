@@ -107,11 +107,11 @@ func (b *Backend) DescribeConfigs(ctx context.Context, entityType string, names 
 		return b.topicConfigs(ctx, names)
 	case znodes.EntityBrokers:
 		return b.brokerConfigs(ctx, names)
-	case znodes.EntityUsers:
-		return b.userConfigs(ctx, names)
+	case znodes.EntityUsers, znodes.EntityClients, znodes.EntityIPs:
+		return b.quotaEntityConfigs(ctx, entityType, names)
 	}
 	return nil, &backend.Error{Code: zkadmin.CodeInvalidRequest, Name: backend.ErrorName(zkadmin.CodeInvalidRequest),
-		Message: fmt.Sprintf("entity type %q is not supported; use topics, brokers or users", entityType)}
+		Message: fmt.Sprintf("entity type %q is not supported; use topics, brokers, users, clients or ips", entityType)}
 }
 
 func (b *Backend) topicConfigs(ctx context.Context, names []string) ([]backend.EntityConfig, error) {

@@ -10,13 +10,13 @@ import (
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
-// userConfigs reads /config/users/<sanitized name> of the named users, or
-// of every user with a znode when none are named. Names are shown
-// desanitized, as kafka-configs shows them; SCRAM values are shown as
-// stored (salted keys, never passwords).
-func (b *Backend) userConfigs(ctx context.Context, names []string) ([]backend.EntityConfig, error) {
+// quotaEntityConfigs reads /config/<type>/<sanitized name> of the named
+// users, client ids or IPs, or of every one with a znode when none are
+// named. Names are shown desanitized, as kafka-configs shows them; SCRAM
+// values are shown as stored (salted keys, never passwords).
+func (b *Backend) quotaEntityConfigs(ctx context.Context, entityType string, names []string) ([]backend.EntityConfig, error) {
 	if len(names) == 0 {
-		kids, _, err := b.zk.Children(ctx, znodes.ConfigEntityTypePath(znodes.EntityUsers))
+		kids, _, err := b.zk.Children(ctx, znodes.ConfigEntityTypePath(entityType))
 		if err != nil && !errors.Is(err, zkadmin.ErrNoNode) {
 			return nil, err
 		}
@@ -35,12 +35,12 @@ func (b *Backend) userConfigs(ctx context.Context, names []string) ([]backend.En
 		if n != znodes.DefaultEntityName {
 			zn = znodes.SanitizeEntityName(n)
 		}
-		cfg, _, err := b.admin.ReadEntityConfig(ctx, znodes.EntityUsers, zn)
+		cfg, _, err := b.admin.ReadEntityConfig(ctx, entityType, zn)
 		var de *znodes.DecodeError
 		if err != nil && !errors.As(err, &de) {
 			return nil, err
 		}
-		out = append(out, backend.EntityConfig{EntityType: znodes.EntityUsers, Name: n, Overrides: cfg, Err: err})
+		out = append(out, backend.EntityConfig{EntityType: entityType, Name: n, Overrides: cfg, Err: err})
 	}
 	return out, nil
 }

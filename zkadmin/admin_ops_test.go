@@ -141,7 +141,7 @@ func TestAlterTopicConfigWithNotification(t *testing.T) {
 		{ConfigAlteration{EntityType: "topics", EntityName: "c", Set: map[string]string{"compression.type": "brotli"}}, KindInvalidConfig, "String must be one of"},
 		{ConfigAlteration{EntityType: "topics", EntityName: "c", Set: map[string]string{"preallocate": "yes"}}, KindInvalidConfig, "Expected value to be either true or false"},
 		{ConfigAlteration{EntityType: "topics", EntityName: "none", Set: map[string]string{"retention.ms": "1"}}, KindUnknownTopic, "Topic 'none' does not exist."},
-		{ConfigAlteration{EntityType: "clients", EntityName: "x"}, KindInvalidRequest, "not supported"},
+		{ConfigAlteration{EntityType: "groups", EntityName: "x"}, KindInvalidRequest, "not supported"},
 		{ConfigAlteration{EntityType: "brokers", EntityName: "one"}, KindInvalidRequest, "valid integer broker id"},
 		{ConfigAlteration{EntityType: "brokers", EntityName: "<default>", Set: map[string]string{"max.partitions": "-3"}}, KindInvalidConfig, "max.partitions"},
 		{ConfigAlteration{EntityType: "brokers", EntityName: "1", Set: map[string]string{"max.partitions": "10"}}, KindInvalidConfig, "cluster-wide"},

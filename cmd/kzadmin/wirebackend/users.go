@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -137,6 +138,9 @@ func (b *Backend) entityQuotas(ctx context.Context, quotaType string, names []st
 // it: an integer for a LONG or INT quota, Java's form for a DOUBLE.
 func quotaText(key string, v float64) string {
 	if typ, _ := zkadmin.QuotaKeyType(key); typ == "LONG" || typ == "INT" {
+		if v >= math.MaxInt64 { // the double nearest Long.MAX_VALUE, Kafka's "no limit"
+			return strconv.FormatInt(math.MaxInt64, 10)
+		}
 		return strconv.FormatInt(int64(v), 10)
 	}
 	return config.FormatJavaDouble(v)

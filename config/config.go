@@ -157,6 +157,17 @@ type Config struct {
 	// broker's response.
 	RequestTimeout time.Duration
 
+	// DelegationTokenMaxLifetime (delegation.token.max.lifetime.ms) caps
+	// a delegation token's life; DelegationTokenExpiryTime
+	// (delegation.token.expiry.time.ms) is how long a new or renewed one
+	// lives by default; DelegationTokenExpiryCheckInterval
+	// (delegation.token.expiry.check.interval.ms) is how often the active
+	// controller removes expired tokens. Tokens are on when
+	// delegation.token.secret.key (Props) is set; see DelegationTokenSecret.
+	DelegationTokenMaxLifetime         time.Duration
+	DelegationTokenExpiryTime          time.Duration
+	DelegationTokenExpiryCheckInterval time.Duration
+
 	// HTTPListen (kzadmin.http.listen) is the host:port of the HTTP server
 	// for metrics, health and the status page. Empty disables it.
 	HTTPListen string
@@ -236,6 +247,9 @@ func Default() Config {
 		LeaderImbalanceCheckInterval:       300 * time.Second,
 		ControllerSocketTimeout:            30000 * time.Millisecond,
 		RequestTimeout:                     30000 * time.Millisecond,
+		DelegationTokenMaxLifetime:         7 * 24 * time.Hour,
+		DelegationTokenExpiryTime:          24 * time.Hour,
+		DelegationTokenExpiryCheckInterval: time.Hour,
 		HTTPListen:                         "127.0.0.1:9644",
 		LogLevel:                           "info",
 		LogFormat:                          "json",

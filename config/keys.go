@@ -152,6 +152,7 @@ func keySpecs() []keySpec {
 	specs = append(specs, zooKeeperKeys()...)
 	specs = append(specs, listenerKeys()...)
 	specs = append(specs, securityKeys()...)
+	specs = append(specs, tokenKeys()...)
 	specs = append(specs, topicKeys()...)
 	specs = append(specs, leaderKeys()...)
 	specs = append(specs, serviceKeys()...)

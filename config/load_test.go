@@ -121,6 +121,11 @@ func TestParseEveryKey(t *testing.T) {
 		{ZooKeeperDigestKey, "kzadmin:secret", "kzadmin:secret"},
 		{"eligible.leader.replicas.enable", "TRUE", "true"},
 		{"min.insync.replicas", "2", "2"},
+		{DelegationTokenSecretKey, "s3cret", "s3cret"},
+		{DelegationTokenMasterKey, "old", "old"},
+		{"delegation.token.max.lifetime.ms", "1000", "1000"},
+		{"delegation.token.expiry.time.ms", "500", "500"},
+		{"delegation.token.expiry.check.interval.ms", "250", "250"},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -53,6 +53,9 @@ func nonDefault() Config {
 		LeaderImbalanceCheckInterval:       time.Minute,
 		ControllerSocketTimeout:            5 * time.Second,
 		RequestTimeout:                     10 * time.Second,
+		DelegationTokenMaxLifetime:         2 * time.Hour,
+		DelegationTokenExpiryTime:          time.Hour,
+		DelegationTokenExpiryCheckInterval: time.Minute,
 		HTTPListen:                         "0.0.0.0:9700",
 		LogLevel:                           "debug",
 		LogFormat:                          "console",
@@ -79,6 +82,8 @@ func nonDefault() Config {
 			"super.users":                               "User:admin",
 			"allow.everyone.if.no.acl.found":            "false",
 			ZooKeeperDigestKey:                          "kzadmin:secret",
+			DelegationTokenSecretKey:                    "token-secret",
+			DelegationTokenMasterKey:                    "old-secret",
 		},
 	}
 }

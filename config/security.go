@@ -41,7 +41,8 @@ func IsSecurityKey(key string) bool {
 // private keys and JAAS configurations (which hold PLAIN passwords).
 func isSensitiveKey(key string) bool {
 	return strings.HasSuffix(key, ".password") || strings.HasSuffix(key, "sasl.jaas.config") ||
-		strings.HasSuffix(key, "ssl.keystore.key") || key == ZooKeeperDigestKey
+		strings.HasSuffix(key, "ssl.keystore.key") || key == ZooKeeperDigestKey ||
+		key == DelegationTokenSecretKey || key == DelegationTokenMasterKey
 }
 
 // shownValue is v, or a placeholder when key is sensitive.

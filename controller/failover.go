@@ -67,6 +67,7 @@ func (c *Controller) onControllerFailover(ls *leaderState) error {
 		return err
 	}
 	c.scheduleRebalance(ls, c.firstRebalanceDelay())
+	c.startTokenExpiry(ls)
 	ls.ready = true
 	// Ready is published by afterEvent, after this event's view: a client
 	// that waits for Ready must find the loaded cluster in the snapshot.

@@ -38,6 +38,9 @@ type ListenerOptions struct {
 	// sasl.ZKCredentials{ZK: client}.Lookup. Needed when a SCRAM
 	// mechanism is enabled.
 	SCRAM scram.Lookup
+	// Tokens finds delegation tokens for SCRAM's tokenauth, typically
+	// sasl.ZKTokens{...}.Lookup; nil when tokens are off.
+	Tokens scram.TokenLookup
 }
 
 // Listener is one listener's security, in wire.Config's terms.
@@ -111,7 +114,7 @@ func saslConfig(o ListenerOptions) (sasl.Config, error) {
 			}
 			c.PlainUsers = users
 		case strings.HasPrefix(m, "SCRAM-"):
-			c.SCRAM = o.SCRAM
+			c.SCRAM, c.Tokens = o.SCRAM, o.Tokens
 		}
 	}
 	if v, ok := tlsconf.ListenerValue(o.Props, o.Name, "sasl.server.max.receive.size"); ok {

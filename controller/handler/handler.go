@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -48,6 +49,9 @@ type Options struct {
 	Listener string
 	// Logger receives a line per unexpected failure.
 	Logger zerolog.Logger
+	// Clock is the time tokens are issued, renewed and expired at; nil
+	// means time.Now.
+	Clock func() time.Time
 }
 
 // Handlers serve the admin APIs. Create them with New and register them
@@ -60,6 +64,8 @@ type Handlers struct {
 	acls      ACLAdmin
 	quotas    QuotaAdmin // nil: the client quota APIs are not served
 	scram     ScramAdmin // nil: the SCRAM credential APIs are not served
+	tokens    TokenAdmin // nil: the delegation-token APIs are not served
+	clock     func() time.Time
 	cfg       config.Config
 	nodeID    int32            // the broker answered for (Options.NodeID)
 	settings  []config.Setting // cfg's keys, for DescribeConfigs of this node's id; nil for another broker
@@ -78,6 +84,8 @@ func New(opts Options) (*Handlers, error) {
 		limitCode: opts.Config.PartitionLimitsErrorCode, log: opts.Logger}
 	h.quotas, _ = opts.Admin.(QuotaAdmin)
 	h.scram, _ = opts.Admin.(ScramAdmin)
+	h.tokens, _ = opts.Admin.(TokenAdmin)
+	h.clock = opts.Clock
 	h.nodeID = opts.Config.NodeID
 	if opts.NodeID != nil && *opts.NodeID != opts.Config.NodeID {
 		h.nodeID, h.settings = *opts.NodeID, nil
@@ -138,6 +146,10 @@ func (h *Handlers) Routes() []wire.Route {
 	}
 	if h.scram != nil {
 		rs = append(rs, route(50, h.describeUserScramCredentials), route(51, h.alterUserScramCredentials))
+	}
+	if h.tokens != nil {
+		rs = append(rs, route(38, h.createDelegationToken), route(39, h.renewDelegationToken),
+			route(40, h.expireDelegationToken), route(41, h.describeDelegationToken))
 	}
 	return rs
 }

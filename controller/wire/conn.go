@@ -26,6 +26,7 @@ type conn struct {
 	br        *bufio.Reader
 	log       zerolog.Logger
 	principal Principal
+	tokenAuth bool // authenticated with a delegation token
 	// ctx is the parent of this connection's handler contexts: the
 	// server's, carrying the client address (ClientAddr).
 	ctx context.Context

@@ -39,6 +39,7 @@ func (s *Server) process(c *conn, frame []byte) (out []byte, ok bool) {
 	}
 	req.RemoteAddr = c.nc.RemoteAddr()
 	req.Principal = c.principal
+	req.Protocol, req.TokenAuthenticated = s.protocol(), c.tokenAuth
 
 	resp, err := route.Handler.Handle(c.ctx, req)
 	if err != nil {

@@ -26,6 +26,26 @@ type Request struct {
 	// a SASL listener, else the TLS principal (Config.TLSPrincipal), else
 	// Config.Principal's answer, AnonymousPrincipal by default.
 	Principal Principal
+	// Protocol is the listener's security protocol: PLAINTEXT, SSL,
+	// SASL_PLAINTEXT or SASL_SSL.
+	Protocol string
+	// TokenAuthenticated is true when the connection authenticated with a
+	// delegation token (SASL/SCRAM with tokenauth=true).
+	TokenAuthenticated bool
+}
+
+// The security protocols a listener speaks, by Kafka's names.
+const (
+	ProtocolPlaintext     = "PLAINTEXT"
+	ProtocolSSL           = "SSL"
+	ProtocolSASLPlaintext = "SASL_PLAINTEXT"
+	ProtocolSASLSSL       = "SASL_SSL"
+)
+
+// TokenExchange is a SASLExchange that can tell whether its client
+// authenticated with a delegation token.
+type TokenExchange interface {
+	TokenAuthenticated() bool
 }
 
 // Handler serves requests for the keys it is registered for on a Mux.

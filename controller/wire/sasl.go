@@ -183,6 +183,9 @@ func (s *Server) authenticate(c *conn) bool {
 		}
 		if st.done {
 			c.principal = a.exchange.Principal()
+			if t, ok := a.exchange.(TokenExchange); ok {
+				c.tokenAuth = t.TokenAuthenticated()
+			}
 			c.log.Debug().Str("mechanism", a.mechanism).Str("principal", c.principal.String()).
 				Msg("SASL authentication succeeded")
 		}

@@ -132,6 +132,20 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// protocol is the listener's security protocol, from its TLS and SASL
+// settings.
+func (s *Server) protocol() string {
+	switch {
+	case s.sasl != nil && s.tls != nil:
+		return ProtocolSASLSSL
+	case s.sasl != nil:
+		return ProtocolSASLPlaintext
+	case s.tls != nil:
+		return ProtocolSSL
+	}
+	return ProtocolPlaintext
+}
+
 // Serve accepts connections on ln and serves each on its own goroutine
 // until Shutdown or Close, when it returns ErrServerClosed. Any other
 // accept failure that is not temporary is returned as is. Serve may be

@@ -70,6 +70,15 @@ func TestSASLInterBrokerListener(t *testing.T) {
 // User:broker its super user.
 func startDaemon(ctx context.Context, t *testing.T, zkAddr string) *daemon.Daemon {
 	t.Helper()
+	conf := saslDaemonConfig(zkAddr)
+	if err := conf.Validate(); err != nil {
+		t.Fatalf("config refused: %v", err)
+	}
+	return runDaemon(ctx, t, conf)
+}
+
+// saslDaemonConfig is startDaemon's configuration.
+func saslDaemonConfig(zkAddr string) config.Config {
 	conf := config.Default()
 	conf.NodeID = controllerID
 	conf.ZooKeeper.Connect = config.ZKConnect{Servers: []string{zkAddr}, Chroot: chroot}
@@ -83,8 +92,5 @@ func startDaemon(ctx context.Context, t *testing.T, zkAddr string) *daemon.Daemo
 		"authorizer.class.name":                                       "kafka.security.authorizer.AclAuthorizer",
 		"super.users":                                                 "User:" + brokerUser,
 	}
-	if err := conf.Validate(); err != nil {
-		t.Fatalf("config refused: %v", err)
-	}
-	return runDaemon(ctx, t, conf)
+	return conf
 }

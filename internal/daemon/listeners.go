@@ -15,6 +15,7 @@ import (
 	"github.com/kzadmin/kzadmin/security"
 	"github.com/kzadmin/kzadmin/security/acl"
 	"github.com/kzadmin/kzadmin/security/sasl"
+	"github.com/kzadmin/kzadmin/security/scram"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
@@ -36,11 +37,15 @@ func (d *Daemon) startListeners() error {
 	if len(d.conf.Listeners) == 0 {
 		return errors.New("listeners: at least one listener is needed")
 	}
-	scram := sasl.ZKCredentials{ZK: d.zk}
+	creds := sasl.ZKCredentials{ZK: d.zk}
+	var tokenLookup scram.TokenLookup
+	if secret := d.conf.DelegationTokenSecret(); secret != "" {
+		tokenLookup = sasl.ZKTokens{ZK: d.zk, Secret: []byte(secret)}.Lookup
+	}
 	for _, l := range d.conf.Listeners {
 		proto := d.conf.ListenerSecurityProtocolMap[l.Name]
 		sec, err := security.NewListener(security.ListenerOptions{
-			Name: l.Name, Protocol: string(proto), Props: d.conf.Property, SCRAM: scram.Lookup,
+			Name: l.Name, Protocol: string(proto), Props: d.conf.Property, SCRAM: creds.Lookup, Tokens: tokenLookup,
 		})
 		if err != nil {
 			return err

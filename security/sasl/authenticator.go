@@ -20,6 +20,9 @@ type Config struct {
 	// SCRAM finds SCRAM credentials; ZKCredentials{ZK: client}.Lookup
 	// reads them from /config/users. Required for SCRAM mechanisms.
 	SCRAM scram.Lookup
+	// Tokens finds delegation tokens for SCRAM's tokenauth; nil refuses
+	// token authentication.
+	Tokens scram.TokenLookup
 	// MaxReceiveSize is sasl.server.max.receive.size; zero means 512 KiB.
 	MaxReceiveSize int32
 	// FailedAuthenticationDelay is
@@ -52,7 +55,7 @@ func (c Config) WireConfig() (*wire.SASLConfig, error) {
 			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s needs a credential source", m)
 		}
 	}
-	users, lookup := c.PlainUsers, c.SCRAM
+	users, lookup, tokenLookup := c.PlainUsers, c.SCRAM, c.Tokens
 	return &wire.SASLConfig{
 		Mechanisms: append([]string(nil), c.Mechanisms...),
 		Start: func(mechanism string) (wire.SASLExchange, error) {
@@ -63,7 +66,7 @@ func (c Config) WireConfig() (*wire.SASLConfig, error) {
 			if !ok {
 				return nil, fmt.Errorf("mechanism %q is not enabled", mechanism)
 			}
-			return scramExchange{srv: scram.NewServer(m, lookup)}, nil
+			return scramExchange{srv: scram.NewServer(m, lookup).WithTokens(tokenLookup)}, nil
 		},
 		MaxReceiveSize:            c.MaxReceiveSize,
 		FailedAuthenticationDelay: c.FailedAuthenticationDelay,

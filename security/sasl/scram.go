@@ -2,12 +2,15 @@ package sasl
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/security/scram"
+	"github.com/kzadmin/kzadmin/security/tokens"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
@@ -25,7 +28,10 @@ func (s scramExchange) Step(ctx context.Context, token []byte) ([]byte, bool, er
 	return resp, done, err
 }
 
-func (s scramExchange) Principal() wire.Principal { return userPrincipal(s.srv.Username()) }
+func (s scramExchange) Principal() wire.Principal { return userPrincipal(s.srv.AuthorizationID()) }
+
+// TokenAuthenticated implements wire.TokenExchange.
+func (s scramExchange) TokenAuthenticated() bool { return s.srv.TokenAuthenticated() }
 
 // ZNodeReader reads one znode; *zkadmin.Client implements it.
 type ZNodeReader interface {
@@ -75,4 +81,57 @@ func (z ZKCredentials) Lookup(ctx context.Context, m scram.Mechanism, user strin
 		return scram.Credential{}, false, fmt.Errorf("%s: %s: %w", path, m, err)
 	}
 	return c, true, nil
+}
+
+// ZKTokens finds delegation tokens where Kafka keeps them,
+// /delegation_token/tokens/<id>, for SCRAM's tokenauth: the credential is
+// the one the token's HMAC under Secret gives as a password (base64, as
+// Kafka's clients send it), at the mechanism's minimum iterations, as
+// Kafka's token cache derives it.
+type ZKTokens struct {
+	ZK     ZNodeReader
+	Secret []byte
+	// Timeout bounds each read; zero means DefaultLookupTimeout.
+	Timeout time.Duration
+	// Now is the clock expiry is judged by; nil means time.Now.
+	Now func() time.Time
+}
+
+// Lookup implements scram.TokenLookup. A missing or undecodable token, and
+// one past its expiry, are not found: Kafka's brokers accept an expired
+// token until the controller's sweep removes it; kzadmind does not.
+func (z ZKTokens) Lookup(ctx context.Context, m scram.Mechanism, tokenID string) (scram.Credential, string, bool, error) {
+	timeout := z.Timeout
+	if timeout == 0 {
+		timeout = DefaultLookupTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if strings.Contains(tokenID, "/") || tokenID == "" {
+		return scram.Credential{}, "", false, nil
+	}
+	data, _, err := z.ZK.Get(ctx, znodes.DelegationTokenInfoPath(tokenID))
+	if errors.Is(err, zkadmin.ErrNoNode) {
+		return scram.Credential{}, "", false, nil
+	}
+	if err != nil {
+		return scram.Credential{}, "", false, fmt.Errorf("read delegation token %q: %w", tokenID, err)
+	}
+	t, err := znodes.DecodeDelegationToken(tokenID, data)
+	if err != nil {
+		return scram.Credential{}, "", false, nil
+	}
+	now := time.Now
+	if z.Now != nil {
+		now = z.Now
+	}
+	if tokens.Expired(t, now().UnixMilli()) {
+		return scram.Credential{}, "", false, nil
+	}
+	password := base64.StdEncoding.EncodeToString(tokens.HMAC(z.Secret, tokenID))
+	c, err := scram.NewCredential(m, password, scram.MinIterations)
+	if err != nil {
+		return scram.Credential{}, "", false, err
+	}
+	return c, t.Owner.Name, true, nil
 }

@@ -25,8 +25,10 @@
 //
 // Server runs one conversation: client-first, server-first, client-final,
 // server-final. It behaves as Kafka's ScramSaslServer: only the "n" GS2 flag
-// (no channel binding), the tokenauth extension is refused (delegation
-// tokens are not supported here), an unknown user fails at the first
+// (no channel binding), the tokenauth extension authenticates a delegation
+// token when the server has a TokenLookup (WithTokens; the SCRAM user is
+// the token id, the password the base64 of its HMAC, and the principal
+// the token's owner) and is refused otherwise, an unknown user fails at the first
 // message, and a credential below the mechanism's minimum iterations is
 // refused. Errors whose text Kafka shows the client are *ClientError; any
 // other error must be reported to the client only as a generic failure,

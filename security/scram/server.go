@@ -40,6 +40,8 @@ const (
 type Server struct {
 	mech   Mechanism
 	lookup Lookup
+	// tokens finds delegation tokens; nil refuses tokenauth.
+	tokens TokenLookup
 	// newNonce makes the server nonce; tests replace it to replay RFC
 	// vectors.
 	newNonce func() (string, error)
@@ -48,6 +50,35 @@ type Server struct {
 	first       clientFirst
 	serverFirst string
 	cred        Credential
+	// tokenAuth: the client authenticates with a delegation token
+	// (tokenauth=true), owned by tokenOwner.
+	tokenAuth  bool
+	tokenOwner string
+}
+
+// TokenLookup finds the delegation token tokenID for mechanism m: the
+// credential its HMAC gives as a password, and its owner's name. found is
+// false for no such token (or an expired one).
+type TokenLookup func(ctx context.Context, m Mechanism, tokenID string) (c Credential, owner string, found bool, err error)
+
+// WithTokens lets the exchange authenticate delegation tokens
+// (tokenauth=true), found by lookup. It returns s.
+func (s *Server) WithTokens(lookup TokenLookup) *Server {
+	s.tokens = lookup
+	return s
+}
+
+// TokenAuthenticated reports whether the client authenticated with a
+// delegation token.
+func (s *Server) TokenAuthenticated() bool { return s.state == complete && s.tokenAuth }
+
+// AuthorizationID is the name of the principal the client authenticated
+// as, once Step reported done: the user, or a token's owner.
+func (s *Server) AuthorizationID() string {
+	if s.tokenAuth {
+		return s.tokenOwner
+	}
+	return s.first.user
 }
 
 // NewServer starts an exchange for mechanism m; lookup finds credentials.
@@ -99,15 +130,29 @@ func (s *Server) onClientFirst(ctx context.Context, msg string) ([]byte, error) 
 		return nil, fail("%v", err)
 	}
 	s.first = cf
+	var cred Credential
+	var found bool
 	if cf.extensions["tokenauth"] == "true" {
-		return nil, fail("delegation token authentication is not supported")
-	}
-	cred, found, err := s.lookup(ctx, s.mech, cf.user)
-	switch {
-	case err != nil:
-		return nil, fail("credentials could not be obtained for %q: %v", cf.user, err)
-	case !found:
-		return nil, fail("no %s credential for user %q", s.mech, cf.user)
+		if s.tokens == nil {
+			return nil, fail("delegation token authentication is not enabled")
+		}
+		var owner string
+		cred, owner, found, err = s.tokens(ctx, s.mech, cf.user)
+		switch {
+		case err != nil:
+			return nil, fail("delegation token %q could not be read: %v", cf.user, err)
+		case !found:
+			return nil, fail("Token Authentication failed: Invalid tokenId : %s", cf.user)
+		}
+		s.tokenAuth, s.tokenOwner = true, owner
+	} else {
+		cred, found, err = s.lookup(ctx, s.mech, cf.user)
+		switch {
+		case err != nil:
+			return nil, fail("credentials could not be obtained for %q: %v", cf.user, err)
+		case !found:
+			return nil, fail("no %s credential for user %q", s.mech, cf.user)
+		}
 	}
 	if cf.authzid != "" && cf.authzid != cf.user {
 		return nil, &ClientError{Message: "Authentication failed: Client requested an authorization id that is different from username"}

@@ -1,6 +1,10 @@
 package differential
 
-import "github.com/twmb/franz-go/pkg/kmsg"
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
 
 // Election types of ElectLeaders v1+.
 const (
@@ -93,6 +97,7 @@ func allCases() []testCase {
 		aclsCase(),
 		quotasCase(),
 		scramCase(),
+		tokensCase(),
 	}
 }
 
@@ -184,4 +189,27 @@ func scramCase() testCase {
 		{name: "delete", req: alterScram(nil, scramDelete("alice", sha512), scramDelete("CN=bob,O=x*", sha512))},
 		{name: "describe-after-delete", req: describeScram()},
 	}}
+}
+
+// tokensCase: the delegation-token APIs at every version over the
+// harness's PLAINTEXT listener, where Kafka refuses them all
+// (DELEGATION_TOKEN_REQUEST_NOT_ALLOWED) with its refusal shapes: the
+// owner and requester named, -1 timestamps, an empty HMAC, no details.
+// The served paths are tested over SASL against a real broker
+// (integration/interbroker).
+func tokensCase() testCase {
+	alice := "alice"
+	var steps []step
+	for v := int16(0); v <= 3; v++ {
+		steps = append(steps, step{name: fmt.Sprintf("v%d-create", v), req: createToken(v, nil, "bob")})
+		steps = append(steps, step{name: fmt.Sprintf("v%d-describe-all", v), req: describeTokens(v, nil)})
+		steps = append(steps, step{name: fmt.Sprintf("v%d-describe-none", v), req: describeTokens(v, []string{})})
+		steps = append(steps, step{name: fmt.Sprintf("v%d-describe-owner", v), req: describeTokens(v, []string{alice})})
+		if v <= 2 {
+			steps = append(steps, step{name: fmt.Sprintf("v%d-renew", v), req: renewToken(v, -1)})
+			steps = append(steps, step{name: fmt.Sprintf("v%d-expire", v), req: expireToken(v, -1)})
+		}
+	}
+	steps = append(steps, step{name: "v3-create-for-owner", req: createToken(3, &alice)})
+	return testCase{name: "delegation-tokens", steps: steps}
 }

@@ -564,3 +564,43 @@ func describeScram(users ...string) build {
 	}
 	return fixed(r)
 }
+
+// --- Delegation tokens ---
+
+func createToken(version int16, owner *string, renewers ...string) build {
+	r := kmsg.NewPtrCreateDelegationTokenRequest()
+	r.Version, r.MaxLifetimeMillis = version, -1
+	if owner != nil {
+		user := "User"
+		r.OwnerPrincipalType, r.OwnerPrincipalName = &user, owner
+	}
+	for _, n := range renewers {
+		r.Renewers = append(r.Renewers, kmsg.CreateDelegationTokenRequestRenewer{PrincipalType: "User", PrincipalName: n})
+	}
+	return fixed(r)
+}
+
+func renewToken(version int16, period int64) build {
+	r := kmsg.NewPtrRenewDelegationTokenRequest()
+	r.Version, r.HMAC, r.RenewTimeMillis = version, []byte("not-a-token"), period
+	return fixed(r)
+}
+
+func expireToken(version int16, period int64) build {
+	r := kmsg.NewPtrExpireDelegationTokenRequest()
+	r.Version, r.HMAC, r.ExpiryPeriodMillis = version, []byte("not-a-token"), period
+	return fixed(r)
+}
+
+// describeTokens lists owners; nil owners asks for every owner.
+func describeTokens(version int16, owners []string) build {
+	r := kmsg.NewPtrDescribeDelegationTokenRequest()
+	r.Version = version
+	if owners != nil {
+		r.Owners = []kmsg.DescribeDelegationTokenRequestOwner{}
+		for _, o := range owners {
+			r.Owners = append(r.Owners, kmsg.DescribeDelegationTokenRequestOwner{PrincipalType: "User", PrincipalName: o})
+		}
+	}
+	return fixed(r)
+}

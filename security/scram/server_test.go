@@ -69,6 +69,13 @@ func TestServerRFC7677(t *testing.T) {
 // exchange runs franz-go's SCRAM client against a Server.
 func exchange(t *testing.T, m Mechanism, lookup Lookup, auth fscram.Auth) (*Server, error) {
 	t.Helper()
+	return exchangeWith(t, NewServer(m, lookup), auth)
+}
+
+// exchangeWith runs franz-go's SCRAM client against s.
+func exchangeWith(t *testing.T, s *Server, auth fscram.Auth) (*Server, error) {
+	t.Helper()
+	m := s.Mechanism()
 	mech := auth.AsSha256Mechanism()
 	if m == SHA512 {
 		mech = auth.AsSha512Mechanism()
@@ -78,7 +85,6 @@ func exchange(t *testing.T, m Mechanism, lookup Lookup, auth fscram.Auth) (*Serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewServer(m, lookup)
 	for range 3 {
 		resp, done, err := s.Step(ctx, msg)
 		if err != nil {

@@ -86,7 +86,7 @@ func DecodeDelegationToken(id string, data []byte) (DelegationToken, error) {
 		return t, err
 	}
 	if t.Version < 1 || t.Version > DelegationTokenVersion {
-		return t, d.fail("version", "version %d is not supported (1 to %d are)", t.Version, DelegationTokenVersion)
+		return t, d.fail(sub("", "version"), "version %d is not supported (1 to %d are)", t.Version, DelegationTokenVersion)
 	}
 	if t.Owner, err = d.tokenPrincipal(f, "owner"); err != nil {
 		return t, err
@@ -101,14 +101,14 @@ func DecodeDelegationToken(id string, data []byte) (DelegationToken, error) {
 	if err != nil {
 		return t, err
 	}
-	renewers, err := d.strings("renewers", raw)
+	renewers, err := d.strings(sub("", "renewers"), raw)
 	if err != nil {
 		return t, err
 	}
 	for i, s := range renewers {
 		p, err := desanitizedPrincipal(s)
 		if err != nil {
-			return t, d.fail(idx("renewers", i), "%v", err)
+			return t, d.fail(idx(sub("", "renewers"), i), "%v", err)
 		}
 		t.Renewers = append(t.Renewers, p)
 	}
@@ -120,7 +120,7 @@ func DecodeDelegationToken(id string, data []byte) (DelegationToken, error) {
 		if err != nil {
 			return t, err
 		}
-		if *ts.to, err = d.int64(ts.key, raw); err != nil {
+		if *ts.to, err = d.int64(sub("", ts.key), raw); err != nil {
 			return t, err
 		}
 	}
@@ -137,7 +137,7 @@ func (d decoder) tokenPrincipal(f fields, key string) (TokenPrincipal, error) {
 	}
 	p, err := desanitizedPrincipal(s)
 	if err != nil {
-		return TokenPrincipal{}, d.fail(key, "%v", err)
+		return TokenPrincipal{}, d.fail(sub("", key), "%v", err)
 	}
 	return p, nil
 }

@@ -101,7 +101,9 @@ func Expired(t znodes.DelegationToken, nowMs int64) bool {
 	return t.MaxMs < nowMs || t.ExpiryMs < nowMs
 }
 
-// OwnerOrRenewer reports whether p owns t or may renew it.
+// OwnerOrRenewer reports whether p owns t or may renew it: who may renew
+// or expire t (DelegationTokenManagerZk.allowedToRenew). The requester, when
+// not the owner, is not one of them.
 func OwnerOrRenewer(t znodes.DelegationToken, p znodes.TokenPrincipal) bool {
 	return p == t.Owner || slices.Contains(t.Renewers, p)
 }
@@ -140,10 +142,14 @@ func Expire(t znodes.DelegationToken, p znodes.TokenPrincipal, periodMs, nowMs i
 }
 
 // Filter decides which tokens a describe shows, as Kafka's filterToken:
-// owners, when set, keeps the tokens one of them owns or renews; of those,
-// the requester sees the ones it owns or renews, and the others when it
-// may describe the token (DESCRIBE on DelegationToken <id>) or the owner's
-// tokens (DESCRIBE_TOKENS on User <owner>).
+// owners, when set, keeps the tokens one of them owns, requested or renews;
+// of those, the requester sees the ones it owns, requested or renews, and
+// the others when it may describe the token (DESCRIBE on DelegationToken
+// <id>) or the owner's tokens (DESCRIBE_TOKENS on User <owner>).
+//
+// Both questions are Kafka 3.9's TokenInformation.ownerOrRenewer, which
+// (since KIP-373, Kafka 3.3) counts the token's requester too; renewing and
+// expiring do not (DelegationTokenManagerZk.allowedToRenew, OwnerOrRenewer).
 type Filter struct {
 	Requester znodes.TokenPrincipal
 	// Owners nil means every owner.
@@ -156,12 +162,18 @@ type Filter struct {
 
 // Shows reports whether the describe shows t.
 func (f Filter) Shows(t znodes.DelegationToken) bool {
-	if f.Owners != nil && !slices.ContainsFunc(f.Owners, func(o znodes.TokenPrincipal) bool { return OwnerOrRenewer(t, o) }) {
+	if f.Owners != nil && !slices.ContainsFunc(f.Owners, func(o znodes.TokenPrincipal) bool { return involved(t, o) }) {
 		return false
 	}
-	if OwnerOrRenewer(t, f.Requester) {
+	if involved(t, f.Requester) {
 		return true
 	}
 	return f.MayDescribeToken != nil && f.MayDescribeToken(t.ID) ||
 		f.MayDescribeOwner != nil && f.MayDescribeOwner(t.Owner)
+}
+
+// involved is Kafka 3.9's TokenInformation.ownerOrRenewer: p owns t,
+// requested it, or may renew it.
+func involved(t znodes.DelegationToken, p znodes.TokenPrincipal) bool {
+	return p == t.Requester || OwnerOrRenewer(t, p)
 }

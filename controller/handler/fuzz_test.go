@@ -10,6 +10,8 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // FuzzDispatch decodes arbitrary bodies for every route at every version
@@ -38,6 +40,7 @@ func FuzzDispatch(f *testing.F) {
 		kmsg.NewPtrListGroupsRequest(), kmsg.NewPtrListTransactionsRequest(), kmsg.NewPtrDescribeLogDirsRequest(),
 		describeACLs(1, 3), createACLs(3, 4), deleteACLs(0, 3),
 		quotaDescribeSeed(), quotaAlterSeed(), scramDescribeSeed(), scramAlterReq(),
+		tokenCreateSeed(), tokenRenewSeed(), tokenExpireSeed(), tokenDescribeSeed(),
 	}
 	for _, s := range seeds {
 		f.Add(s.Key(), s.GetVersion(), s.AppendTo(nil))
@@ -60,7 +63,7 @@ func FuzzDispatch(f *testing.F) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
 		resp, err := route.Handler.Handle(ctx, &wire.Request{Key: key, Version: version, Body: req,
-			Principal: wire.AnonymousPrincipal()})
+			Principal: wire.AnonymousPrincipal(), Protocol: wire.ProtocolSASLPlaintext})
 		if errors.Is(err, errUnknownACLElements) {
 			return // the connection is closed, as Kafka closes it
 		}
@@ -104,14 +107,61 @@ func fuzzHandlers(t *testing.T) *Handlers {
 	elector := fakeDesiredElector{&fakeElector{views: views, publish: true}}
 	cfg := config.Default()
 	cfg.NodeID = selfID
+	cfg.Props = map[string]string{config.DelegationTokenSecretKey: "fuzz-secret"}
 	withQuotas := struct {
 		*fakeAdmin
 		quotaEcho
-	}{admin, quotaEcho{}}
+		tokenEcho
+	}{admin, quotaEcho{}, tokenEcho{}}
 	h, err := New(Options{Cluster: views, Admin: withQuotas, Elector: elector, Config: cfg, ACLs: &fakeACLs{},
 		Authorizer: denyAuthz{deny(OpDescribe, "bar"): true, deny(OpCreate, "new"): true}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// tokenEcho is a TokenAdmin holding one token, owned by User:ANONYMOUS
+// (the fuzzed requests' principal) so that changes reach the rules.
+type tokenEcho struct{}
+
+func (tokenEcho) token() znodes.DelegationToken {
+	p := znodes.TokenPrincipal{Type: "User", Name: "ANONYMOUS"}
+	return znodes.DelegationToken{ID: "fuzz-token", Owner: p, Requester: p, IssueMs: 1, MaxMs: 1 << 50, ExpiryMs: 1 << 49}
+}
+
+func (tokenEcho) CreateDelegationToken(context.Context, znodes.DelegationToken) error { return nil }
+
+func (e tokenEcho) ChangeDelegationToken(_ context.Context, _, _ []byte, decide zkadmin.TokenDecision) (znodes.DelegationToken, bool, error) {
+	return decide(e.token())
+}
+
+func (e tokenEcho) DelegationTokens(context.Context) ([]zkadmin.StoredToken, error) {
+	return []zkadmin.StoredToken{{Token: e.token()}}, nil
+}
+
+func tokenCreateSeed() kmsg.Request {
+	r := kmsg.NewPtrCreateDelegationTokenRequest()
+	r.Version, r.MaxLifetimeMillis = 3, 1000
+	r.Renewers = []kmsg.CreateDelegationTokenRequestRenewer{{PrincipalType: "User", PrincipalName: "bob"}}
+	return r
+}
+
+func tokenRenewSeed() kmsg.Request {
+	r := kmsg.NewPtrRenewDelegationTokenRequest()
+	r.Version, r.HMAC, r.RenewTimeMillis = 2, []byte("mac"), -1
+	return r
+}
+
+func tokenExpireSeed() kmsg.Request {
+	r := kmsg.NewPtrExpireDelegationTokenRequest()
+	r.Version, r.HMAC, r.ExpiryPeriodMillis = 1, []byte("mac"), -1
+	return r
+}
+
+func tokenDescribeSeed() kmsg.Request {
+	r := kmsg.NewPtrDescribeDelegationTokenRequest()
+	r.Version = 3
+	r.Owners = []kmsg.DescribeDelegationTokenRequestOwner{{PrincipalType: "User", PrincipalName: "ANONYMOUS"}}
+	return r
 }

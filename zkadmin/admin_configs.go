@@ -23,6 +23,11 @@ import (
 type ConfigAlteration struct {
 	EntityType string
 	EntityName string
+	// Client, with EntityType users, makes the entity the user's quotas
+	// for this client id (DefaultEntityName: for the default client id),
+	// kept in /config/users/<user>/clients/<client id>, as kafka-configs'
+	// --entity-type users --entity-type clients (--user, --client) does.
+	Client string
 	// Set adds or replaces overrides; Delete removes them (each must be
 	// set now, as kafka-configs requires).
 	Set    map[string]string
@@ -47,7 +52,7 @@ type ConfigAlterResult struct {
 // kafka-configs --zookeeper, it does not check /controller (reference
 // §3.11).
 func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*ConfigAlterResult, error) {
-	resource := req.EntityType + " " + req.EntityName
+	resource := req.resource()
 	read, err := a.entityRead(ctx, req)
 	if err != nil {
 		return nil, err
@@ -67,12 +72,17 @@ func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*Config
 		if err != nil {
 			return nil, err
 		}
-		if err := validateEntityConfig(req.EntityType, req.EntityName, after); err != nil {
+		znodeName, l, quota := req.location()
+		if req.Client != "" {
+			err = validateQuotaConfig(l, resource, after)
+		} else {
+			err = validateEntityConfig(req.EntityType, req.EntityName, after)
+		}
+		if err != nil {
 			return nil, err
 		}
-		znodeName := entityZNodeName(req.EntityType, req.EntityName)
 		out.Before, out.After = before, after
-		if l, quota := quotaLocationOf(req.EntityType, znodeName); quota {
+		if quota {
 			// Emptied quota entities lose their znode, as in Kafka.
 			return a.entityConfigOps(ctx, l, after, version)
 		}
@@ -98,8 +108,34 @@ func (a *Admin) AlterConfigs(ctx context.Context, req ConfigAlteration) (*Config
 	return out, nil
 }
 
+// resource names the entity in messages: "users alice", "users alice
+// clients app".
+func (req ConfigAlteration) resource() string {
+	if req.Client != "" {
+		return req.EntityType + " " + req.EntityName + " " + znodes.EntityClients + " " + req.Client
+	}
+	return req.EntityType + " " + req.EntityName
+}
+
+// location is the entity's znode name under /config/<type>, and where its
+// quotas live when it is a quota entity.
+func (req ConfigAlteration) location() (znodeName string, l quotaLocation, quota bool) {
+	if req.Client != "" {
+		l = quotaLocation{entityType: znodes.EntityUsers, userClient: true,
+			name: znodes.UserClientEntityName(entityZNodeName(znodes.EntityUsers, req.EntityName),
+				entityZNodeName(znodes.EntityClients, req.Client))}
+		return l.name, l, true
+	}
+	znodeName = entityZNodeName(req.EntityType, req.EntityName)
+	l, quota = quotaLocationOf(req.EntityType, znodeName)
+	return znodeName, l, quota
+}
+
 // entityRead checks the entity's type and name and says what to read.
 func (a *Admin) entityRead(ctx context.Context, req ConfigAlteration) (ReadOptions, error) {
+	if req.Client != "" && req.EntityType != znodes.EntityUsers {
+		return ReadOptions{}, adminErr(KindInvalidRequest, req.resource(), "A client id narrows a user's quotas only, not %s", req.EntityType)
+	}
 	switch req.EntityType {
 	case znodes.EntityTopics:
 		return ReadOptions{Topics: []string{req.EntityName}, Configs: true}, nil
@@ -132,7 +168,7 @@ func (a *Admin) entityRead(ctx context.Context, req ConfigAlteration) (ReadOptio
 // absent). A topic must exist; a config znode that does not decode is
 // refused rather than rewritten.
 func (a *Admin) currentConfig(ctx context.Context, c *Cluster, req ConfigAlteration) (map[string]string, int32, error) {
-	resource := req.EntityType + " " + req.EntityName
+	resource := req.resource()
 	if req.EntityType == znodes.EntityTopics {
 		t := c.Topic(req.EntityName)
 		if t == nil {
@@ -149,7 +185,8 @@ func (a *Admin) currentConfig(ctx context.Context, c *Cluster, req ConfigAlterat
 		}
 		return c.BrokerDefaults, c.BrokerDefaultsVersion, nil
 	}
-	cfg, version, err := a.ReadEntityConfig(ctx, req.EntityType, entityZNodeName(req.EntityType, req.EntityName))
+	znodeName, _, _ := req.location()
+	cfg, version, err := a.ReadEntityConfig(ctx, req.EntityType, znodeName)
 	if err != nil {
 		var de *znodes.DecodeError
 		if errors.As(err, &de) {

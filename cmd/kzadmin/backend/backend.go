@@ -25,6 +25,9 @@ type Backend interface {
 	// (topics: every topic; brokers: <default> and each live broker).
 	DescribeConfigs(ctx context.Context, entityType string, names []string) ([]EntityConfig, error)
 	AlterConfigs(ctx context.Context, req AlterConfigsRequest) (*AlterConfigsResult, error)
+	// DescribeUserClientConfigs returns a user's quotas for one client id
+	// (either may be DefaultEntity).
+	DescribeUserClientConfigs(ctx context.Context, user, client string) (EntityConfig, error)
 	// StartReassignment moves the listed partitions to the given replicas.
 	StartReassignment(ctx context.Context, moves []Reassignment, dryRun bool) (*ReassignResult, error)
 	// CancelReassignments stops the reassignments in progress of the listed
@@ -144,7 +147,10 @@ type CreatePartitionsRequest struct {
 type AlterConfigsRequest struct {
 	EntityType string
 	Name       string
-	Set        map[string]string
+	// Client, with EntityType users, makes the entity the user's quotas
+	// for this client id (DefaultEntity: the default client id).
+	Client string
+	Set    map[string]string
 	// Scram sets a user's SCRAM credentials, keyed by mechanism name
 	// ("SCRAM-SHA-256"), from passwords salted on this side.
 	Scram  map[string]scram.SaltedPassword
@@ -159,8 +165,10 @@ const DefaultEntity = "<default>"
 type EntityConfig struct {
 	EntityType string
 	Name       string
-	Overrides  map[string]string
-	Err        error
+	// Client is set for a user's quotas for one client id.
+	Client    string
+	Overrides map[string]string
+	Err       error
 }
 
 // Reassignment is one partition's target replicas.

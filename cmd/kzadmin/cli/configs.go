@@ -22,10 +22,25 @@ func (a *app) configsCommand() *cobra.Command {
 	return group(cmd)
 }
 
-// entityFlags are kafka-configs' entity selectors.
+// entityFlags are kafka-configs' entity selectors: --entity-type with
+// --entity-name or --entity-default, or its shorthands for quota entities,
+// --user and --client (or their defaults), which together name a user's
+// quotas for one client id.
 type entityFlags struct {
-	typ, name string
-	dflt      bool
+	typ, name    string
+	dflt         bool
+	user, client string
+	userDefaults bool
+	clientDefs   bool
+}
+
+// entitySelection is what the flags select: an entity type, the names
+// (none: all of the type), and, for a user's quotas for one client id,
+// the client id.
+type entitySelection struct {
+	typ    string
+	names  []string
+	client string
 }
 
 func (e *entityFlags) add(f *pflag.FlagSet) {
@@ -33,10 +48,51 @@ func (e *entityFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&e.name, "entity-name", "", "the topic name, the broker id, the user name, the client id or the IP")
 	f.BoolVar(&e.dflt, "entity-default", false, "the cluster-wide broker defaults (/config/brokers/<default>), "+
 		"or the default user, client id or IP quotas (/config/<type>/<default>)")
+	f.StringVar(&e.user, "user", "", "a user's quotas and credentials; with --client, the user's quotas for that client id")
+	f.StringVar(&e.client, "client", "", "a client id's quotas; with --user, the user's quotas for that client id")
+	f.BoolVar(&e.userDefaults, "user-defaults", false, "the default user's quotas (as --user, for every user without its own)")
+	f.BoolVar(&e.clientDefs, "client-defaults", false, "the default client id's quotas (as --client, for every client id without its own)")
 }
 
-// resolve returns the entity type and names; none means all of the type.
-func (e entityFlags) resolve() (string, []string, error) {
+// resolve returns what the flags select.
+func (e entityFlags) resolve() (entitySelection, error) {
+	shorthand := e.user != "" || e.client != "" || e.userDefaults || e.clientDefs
+	if !shorthand {
+		typ, names, err := e.resolveType()
+		return entitySelection{typ: typ, names: names}, err
+	}
+	if e.typ != "" || e.name != "" || e.dflt {
+		return entitySelection{}, usagef("give --entity-type with --entity-name or --entity-default, or --user and --client, not both")
+	}
+	pick := func(name string, dflt bool, flag string) (string, error) {
+		switch {
+		case name != "" && dflt:
+			return "", usagef("give --%s or --%s-defaults, not both", flag, flag)
+		case dflt:
+			return backend.DefaultEntity, nil
+		}
+		return name, nil
+	}
+	user, err := pick(e.user, e.userDefaults, "user")
+	if err != nil {
+		return entitySelection{}, err
+	}
+	client, err := pick(e.client, e.clientDefs, "client")
+	if err != nil {
+		return entitySelection{}, err
+	}
+	switch {
+	case user != "" && client != "":
+		return entitySelection{typ: "users", names: []string{user}, client: client}, nil
+	case user != "":
+		return entitySelection{typ: "users", names: []string{user}}, nil
+	}
+	return entitySelection{typ: "clients", names: []string{client}}, nil
+}
+
+// resolveType resolves --entity-type with --entity-name or
+// --entity-default: the entity type and names; none means all of the type.
+func (e entityFlags) resolveType() (string, []string, error) {
 	typ := map[string]string{"topics": "topics", "topic": "topics", "brokers": "brokers", "broker": "brokers",
 		"users": "users", "user": "users", "clients": "clients", "client": "clients", "ips": "ips", "ip": "ips"}[e.typ]
 	switch {
@@ -55,6 +111,18 @@ func (e entityFlags) resolve() (string, []string, error) {
 }
 
 func entityLabel(typ, name string) string {
+	return entityClientLabel(typ, name, "")
+}
+
+// entityClientLabel labels an entity, or a user's quotas for client.
+func entityClientLabel(typ, name, client string) string {
+	if client != "" {
+		label := entityLabel(typ, name) + ", client " + client
+		if client == backend.DefaultEntity {
+			label = entityLabel(typ, name) + ", clients <default>"
+		}
+		return label
+	}
 	switch {
 	case typ == "brokers" && name == backend.DefaultEntity:
 		return "brokers <default>"
@@ -76,20 +144,27 @@ func (a *app) configsDescribe() *cobra.Command {
 	var e entityFlags
 	var all bool
 	cmd := &cobra.Command{
-		Use:   "describe --entity-type topics|brokers|users|clients|ips [--entity-name NAME | --entity-default] [--all]",
+		Use:   "describe (--entity-type topics|brokers|users|clients|ips [--entity-name NAME | --entity-default] [--all] | --user U [--client C])",
 		Short: "Show config overrides",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			typ, names, err := e.resolve()
+			sel, err := e.resolve()
 			if err != nil {
 				return err
 			}
+			typ, names := sel.typ, sel.names
 			if all && typ != "topics" {
 				return usagef("--all applies to topics only")
 			}
 			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
-				entities, err := b.DescribeConfigs(ctx, typ, names)
-				if err != nil {
+				var entities []backend.EntityConfig
+				if sel.client != "" {
+					ec, err := b.DescribeUserClientConfigs(ctx, names[0], sel.client)
+					if err != nil {
+						return err
+					}
+					entities = []backend.EntityConfig{ec}
+				} else if entities, err = b.DescribeConfigs(ctx, typ, names); err != nil {
 					return err
 				}
 				var defaults map[string]string
@@ -118,6 +193,7 @@ type configRow struct {
 type entityJSON struct {
 	EntityType string      `json:"entity_type"`
 	Name       string      `json:"name"`
+	Client     string      `json:"client,omitempty"`
 	Configs    []configRow `json:"configs"`
 	Error      string      `json:"error,omitempty"`
 }
@@ -154,8 +230,8 @@ func (a *app) printConfigs(entities []backend.EntityConfig, all bool, defaults m
 	var out []entityJSON
 	tab := newTable(a.out, "ENTITY", "CONFIG", "VALUE", "SOURCE")
 	for _, ec := range entities {
-		label := entityLabel(ec.EntityType, ec.Name)
-		j := entityJSON{EntityType: ec.EntityType, Name: ec.Name, Configs: configRows(ec, all, defaults)}
+		label := entityClientLabel(ec.EntityType, ec.Name, ec.Client)
+		j := entityJSON{EntityType: ec.EntityType, Name: ec.Name, Client: ec.Client, Configs: configRows(ec, all, defaults)}
 		if ec.Err != nil {
 			j.Error, j.Configs = ec.Err.Error(), []configRow{}
 			bad = append(bad, label)
@@ -189,20 +265,22 @@ func (a *app) configsAlter() *cobra.Command {
 	var add string
 	var del []string
 	cmd := &cobra.Command{
-		Use:   "alter --entity-type topics|brokers|users|clients|ips (--entity-name NAME | --entity-default) [--add-config k=v,...] [--delete-config k,...]",
+		Use:   "alter (--entity-type topics|brokers|users|clients|ips (--entity-name NAME | --entity-default) | --user U [--client C]) [--add-config k=v,...] [--delete-config k,...]",
 		Short: "Add, change or remove config overrides",
 		Example: `  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --add-config retention.ms=3600000
   kzadmin configs alter --zookeeper zk:2181 --entity-type brokers --entity-default --add-config max.partitions=10000,max.broker.partitions=4000
   kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --delete-config retention.ms
   kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]'
   kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --delete-config SCRAM-SHA-512
-  kzadmin configs alter --bootstrap-server kafka:9092 --entity-type clients --entity-name app-1 --add-config producer_byte_rate=1048576`,
+  kzadmin configs alter --bootstrap-server kafka:9092 --entity-type clients --entity-name app-1 --add-config producer_byte_rate=1048576
+  kzadmin configs alter --bootstrap-server kafka:9092 --user alice --client app-1 --add-config consumer_byte_rate=2097152`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			typ, names, err := e.resolve()
+			sel, err := e.resolve()
 			if err != nil {
 				return err
 			}
+			typ, names := sel.typ, sel.names
 			if len(names) == 0 {
 				return usagef("--entity-name or --entity-default is required")
 			}
@@ -210,8 +288,13 @@ func (a *app) configsAlter() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			req := backend.AlterConfigsRequest{EntityType: typ, Name: names[0], Set: set, Delete: parseNames(del), DryRun: a.g.DryRun}
-			if typ == "users" {
+			req := backend.AlterConfigsRequest{EntityType: typ, Name: names[0], Client: sel.client, Set: set, Delete: parseNames(del),
+				DryRun: a.g.DryRun}
+			if sel.client != "" {
+				if err := noScramFor(req); err != nil {
+					return err
+				}
+			} else if typ == "users" {
 				if req.Scram, err = prepareUserConfigs(set); err != nil {
 					return err
 				}
@@ -225,10 +308,10 @@ func (a *app) configsAlter() *cobra.Command {
 					return err
 				}
 				return a.result(res, res.Writes, func() {
-					if req.Name == backend.DefaultEntity {
+					if req.Name == backend.DefaultEntity && req.Client == "" {
 						fmt.Fprintf(a.out, "Completed updating default config for %s in the cluster.\n", typ)
 					} else {
-						fmt.Fprintf(a.out, "Completed updating config for %s.\n", entityLabel(typ, req.Name))
+						fmt.Fprintf(a.out, "Completed updating config for %s.\n", entityClientLabel(typ, req.Name, req.Client))
 					}
 				})
 			})

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
 	"github.com/kzadmin/kzadmin/security/scram"
 )
 
@@ -29,4 +30,20 @@ func prepareUserConfigs(set map[string]string) (map[string]scram.SaltedPassword,
 		delete(set, k)
 	}
 	return out, nil
+}
+
+// noScramFor refuses SCRAM credentials for a user's quotas for one client
+// id: credentials belong to the user alone.
+func noScramFor(req backend.AlterConfigsRequest) error {
+	for k := range req.Set {
+		if _, ok := scram.MechanismByName(k); ok {
+			return usagef("%s: SCRAM credentials belong to a user, not to a user's client id: drop --client", k)
+		}
+	}
+	for _, k := range req.Delete {
+		if _, ok := scram.MechanismByName(k); ok {
+			return usagef("%s: SCRAM credentials belong to a user, not to a user's client id: drop --client", k)
+		}
+	}
+	return nil
 }

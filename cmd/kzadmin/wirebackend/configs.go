@@ -197,10 +197,12 @@ func entityResource(entityType, name string) string {
 // (validateOnly for a dry run). Before and After are read with
 // DescribeConfigs; a dry run's After is Before with the changes applied.
 func (b *Backend) AlterConfigs(ctx context.Context, req backend.AlterConfigsRequest) (*backend.AlterConfigsResult, error) {
-	switch req.EntityType {
-	case znodes.EntityUsers:
+	switch {
+	case req.Client != "":
+		return b.alterUserClientConfigs(ctx, req)
+	case req.EntityType == znodes.EntityUsers:
 		return b.alterUserConfigs(ctx, req)
-	case znodes.EntityClients, znodes.EntityIPs:
+	case req.EntityType == znodes.EntityClients, req.EntityType == znodes.EntityIPs:
 		return b.alterQuotaEntityConfigs(ctx, req)
 	}
 	res, err := b.resourceOf(req.EntityType, req.Name)

@@ -95,14 +95,7 @@ func (b *Backend) entityQuotas(ctx context.Context, quotaType string, names []st
 		filters = append(filters, c)
 	}
 	for _, n := range names {
-		c := kmsg.NewDescribeClientQuotasRequestComponent()
-		c.EntityType, c.MatchType = quotaType, kmsg.QuotasMatchTypeExact
-		if n == backend.DefaultEntity {
-			c.MatchType = kmsg.QuotasMatchTypeDefault
-		} else {
-			c.Match = strPtr(n)
-		}
-		filters = append(filters, c)
+		filters = append(filters, quotaMatch(quotaType, n))
 	}
 	out := map[string]map[string]string{}
 	for _, c := range filters {
@@ -237,7 +230,7 @@ func (b *Backend) alterUserConfigs(ctx context.Context, req backend.AlterConfigs
 // (alter) and reads the result; a dry run's result is computed.
 func (b *Backend) alterQuotasOrCredentials(ctx context.Context, req backend.AlterConfigsRequest,
 	describe func(context.Context) (map[string]string, error), alter func(context.Context) error) (*backend.AlterConfigsResult, error) {
-	resource := strings.TrimSuffix(req.EntityType, "s") + " " + req.Name
+	resource := quotaResource(req)
 	if req.Name == "" {
 		return nil, codeError(resource, kerr.InvalidRequest.Code, strPtr("The entity name for "+req.EntityType+" must not be empty"))
 	}
@@ -287,14 +280,12 @@ func splitScram(names []string) (scramNames, others []string) {
 // alterEntityQuotas sends one AlterClientQuotas entry for the user, client
 // id or IP.
 func (b *Backend) alterEntityQuotas(ctx context.Context, req backend.AlterConfigsRequest) error {
-	resource := strings.TrimSuffix(req.EntityType, "s") + " " + req.Name
+	resource := quotaResource(req)
 	entry := kmsg.NewAlterClientQuotasRequestEntry()
-	ent := kmsg.NewAlterClientQuotasRequestEntryEntity()
-	ent.Type = quotaTypes[req.EntityType]
-	if req.Name != backend.DefaultEntity {
-		ent.Name = strPtr(req.Name)
+	entry.Entity = quotaEntity(quotaTypes[req.EntityType], req.Name)
+	if req.Client != "" {
+		entry.Entity = append(entry.Entity, quotaEntity(zkadmin.QuotaClientID, req.Client)...)
 	}
-	entry.Entity = append(entry.Entity, ent)
 	for _, k := range slices.Sorted(maps.Keys(req.Set)) {
 		v, ok := config.ParseJavaDouble(req.Set[k])
 		if !ok {
@@ -351,4 +342,92 @@ func (b *Backend) alterUserScram(ctx context.Context, req backend.AlterConfigsRe
 		return errors.New("AlterUserScramCredentials answered for user " + strconv.Quote(r.User) + ", not " + strconv.Quote(req.Name))
 	}
 	return codeError(resource, r.ErrorCode, r.ErrorMessage)
+}
+
+// quotaResource names an entity in messages: "user alice", "client app",
+// "user alice, client app".
+func quotaResource(req backend.AlterConfigsRequest) string {
+	r := strings.TrimSuffix(req.EntityType, "s") + " " + req.Name
+	if req.Client != "" {
+		r += ", client " + req.Client
+	}
+	return r
+}
+
+// quotaEntity is one part of an AlterClientQuotas entity; <default> is the
+// type's default (a null name).
+func quotaEntity(quotaType, name string) []kmsg.AlterClientQuotasRequestEntryEntity {
+	ent := kmsg.NewAlterClientQuotasRequestEntryEntity()
+	ent.Type = quotaType
+	if name != backend.DefaultEntity {
+		ent.Name = strPtr(name)
+	}
+	return []kmsg.AlterClientQuotasRequestEntryEntity{ent}
+}
+
+// quotaMatch is a strict DescribeClientQuotas component matching name
+// exactly, or the type's default.
+func quotaMatch(quotaType, name string) kmsg.DescribeClientQuotasRequestComponent {
+	c := kmsg.NewDescribeClientQuotasRequestComponent()
+	c.EntityType, c.MatchType = quotaType, kmsg.QuotasMatchTypeExact
+	if name == backend.DefaultEntity {
+		c.MatchType = kmsg.QuotasMatchTypeDefault
+	} else {
+		c.Match = strPtr(name)
+	}
+	return c
+}
+
+// DescribeUserClientConfigs describes a user's quotas for one client id.
+func (b *Backend) DescribeUserClientConfigs(ctx context.Context, user, client string) (backend.EntityConfig, error) {
+	out := backend.EntityConfig{EntityType: znodes.EntityUsers, Name: user, Client: client}
+	err := b.retry(ctx, func(ctx context.Context) error {
+		var err error
+		out.Overrides, err = b.userClientQuotas(ctx, user, client)
+		return err
+	})
+	return out, err
+}
+
+// userClientQuotas reads the quotas of exactly the user and client id.
+func (b *Backend) userClientQuotas(ctx context.Context, user, client string) (map[string]string, error) {
+	req := kmsg.NewPtrDescribeClientQuotasRequest()
+	req.Strict = true
+	req.Components = []kmsg.DescribeClientQuotasRequestComponent{quotaMatch(zkadmin.QuotaUser, user),
+		quotaMatch(zkadmin.QuotaClientID, client)}
+	resp, err := responseAs[*kmsg.DescribeClientQuotasResponse](b.controllerRequest(ctx, req))
+	if err != nil {
+		return nil, err
+	}
+	if err := codeError("user "+user+", client "+client, resp.ErrorCode, resp.ErrorMessage); err != nil {
+		return nil, err
+	}
+	var out map[string]string
+	for _, e := range resp.Entries {
+		if len(e.Entity) != 2 {
+			continue
+		}
+		for _, v := range e.Values {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[v.Key] = quotaText(v.Key, v.Value)
+		}
+	}
+	return out, nil
+}
+
+// alterUserClientConfigs changes a user's quotas for one client id; SCRAM
+// credentials belong to the user alone.
+func (b *Backend) alterUserClientConfigs(ctx context.Context, req backend.AlterConfigsRequest) (*backend.AlterConfigsResult, error) {
+	if scramDeletes, _ := splitScram(req.Delete); len(req.Scram) > 0 || len(scramDeletes) > 0 {
+		return nil, &UsageError{Msg: "SCRAM credentials belong to a user, not to a user's client id: drop --client"}
+	}
+	if req.EntityType != znodes.EntityUsers {
+		return nil, &UsageError{Msg: "a client id narrows a user's quotas only, not " + req.EntityType}
+	}
+	describe := func(ctx context.Context) (map[string]string, error) {
+		return b.userClientQuotas(ctx, req.Name, req.Client)
+	}
+	return b.alterQuotasOrCredentials(ctx, req, describe, func(ctx context.Context) error { return b.alterEntityQuotas(ctx, req) })
 }

@@ -115,3 +115,63 @@ func TestClientAndIPQuotas(t *testing.T) {
 		t.Errorf("emptied client znode kept: %s", got)
 	}
 }
+
+// TestUserClientQuotas: --user with --client names a user's quotas for one
+// client id, kept in /config/users/<user>/clients/<client id> with both
+// names sanitized; both backends write and show them alike, defaults
+// included; SCRAM keys are refused for it; and the emptied entity loses
+// its znodes, the user's "clients" znode with it.
+func TestUserClientQuotas(t *testing.T) {
+	c := dev
+	want(t, c.wire(t, "configs", "alter", "--user", "CN=uc,O=x", "--client", "app 1",
+		"--add-config", "producer_byte_rate=1024"), 0, "Completed updating config for user CN=uc,O=x, client app 1.")
+	if got := c.get(t, "/config/users/CN%3Duc%2CO%3Dx/clients/app%201"); got != `{"version":1,"config":{"producer_byte_rate":"1024"}}` {
+		t.Errorf("user+client znode %s", got)
+	}
+	want(t, c.zook(t, "configs", "alter", "--user", "CN=uc,O=x", "--client", "app 1",
+		"--add-config", "consumer_byte_rate=4096"), 0)
+	// A DOUBLE written through the API is stored as Java prints it, which
+	// both backends then show alike ("50" written to ZooKeeper would show
+	// as 50.0 through the API).
+	want(t, c.wire(t, "configs", "alter", "--user-defaults", "--client-defaults",
+		"--add-config", "request_percentage=50"), 0, "Completed updating config for users <default>, clients <default>.")
+	want(t, c.wire(t, "configs", "alter", "--user", "CN=uc,O=x", "--client-defaults",
+		"--add-config", "consumer_byte_rate=8192"), 0)
+	for _, args := range [][]string{
+		{"configs", "describe", "--user", "CN=uc,O=x", "--client", "app 1"},
+		{"configs", "describe", "--user-defaults", "--client-defaults", "-o", "json"},
+		{"configs", "describe", "--user", "CN=uc,O=x", "--client-defaults"},
+		{"configs", "describe", "--user", "nobody", "--client", "none"},
+	} {
+		w, z := want(t, c.wire(t, args...), 0), want(t, c.zook(t, args...), 0)
+		if w.out != z.out {
+			t.Errorf("%s: --bootstrap-server shows\n%s\n--zookeeper shows\n%s", strings.Join(args, " "), w.out, z.out)
+		}
+	}
+	want(t, c.wire(t, "configs", "describe", "--user", "CN=uc,O=x", "--client", "app 1"), 0,
+		"user CN=uc,O=x, client app 1", "consumer_byte_rate", "4096", "producer_byte_rate", "1024")
+	want(t, c.wire(t, "configs", "describe", "--user-defaults", "--client-defaults", "-o", "json"), 0,
+		`"client": "<default>"`, "request_percentage")
+	for _, run := range []func(testing.TB, ...string) result{c.wire, c.zook} {
+		want(t, run(t, "configs", "alter", "--user", "u", "--client", "c",
+			"--add-config", "SCRAM-SHA-256=[password=x]"), 2, "SCRAM credentials belong to a user")
+		want(t, run(t, "configs", "alter", "--user", "u", "--client", "c", "--add-config", "connection_creation_rate=1"), 1,
+			"connection_creation_rate")
+		want(t, run(t, "configs", "alter", "--entity-type", "users", "--user", "u", "--add-config", "producer_byte_rate=1"), 2,
+			"not both")
+		want(t, run(t, "configs", "alter", "--user", "u", "--user-defaults", "--add-config", "producer_byte_rate=1"), 2,
+			"--user or --user-defaults")
+	}
+	for _, client := range []string{"app 1", "<default>"} {
+		args := []string{"configs", "alter", "--user", "CN=uc,O=x", "--client", client, "--delete-config"}
+		if client == "<default>" {
+			args = []string{"configs", "alter", "--user", "CN=uc,O=x", "--client-defaults", "--delete-config", "consumer_byte_rate"}
+		} else {
+			args = append(args, "producer_byte_rate,consumer_byte_rate")
+		}
+		want(t, c.wire(t, args...), 0)
+	}
+	if got := c.get(t, "/config/users/CN%3Duc%2CO%3Dx"); got != "" {
+		t.Errorf("emptied user+client entities left the user's znode: %s", got)
+	}
+}

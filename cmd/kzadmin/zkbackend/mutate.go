@@ -64,7 +64,7 @@ func (b *Backend) AlterConfigs(ctx context.Context, req backend.AlterConfigsRequ
 		set[name] = scram.FromSaltedPassword(m, sp.Salt, sp.Salted, sp.Iterations).String()
 	}
 	res, err := b.admin.AlterConfigs(ctx, zkadmin.ConfigAlteration{EntityType: req.EntityType, EntityName: req.Name,
-		Set: set, Delete: req.Delete, DryRun: req.DryRun})
+		Client: req.Client, Set: set, Delete: req.Delete, DryRun: req.DryRun})
 	if err != nil {
 		return nil, convertErr(err)
 	}

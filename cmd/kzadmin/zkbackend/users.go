@@ -44,3 +44,19 @@ func (b *Backend) quotaEntityConfigs(ctx context.Context, entityType string, nam
 	}
 	return out, nil
 }
+
+// DescribeUserClientConfigs reads /config/users/<user>/clients/<client id>.
+func (b *Backend) DescribeUserClientConfigs(ctx context.Context, user, client string) (backend.EntityConfig, error) {
+	zname := func(n string) string {
+		if n == znodes.DefaultEntityName {
+			return n
+		}
+		return znodes.SanitizeEntityName(n)
+	}
+	cfg, _, err := b.admin.ReadEntityConfig(ctx, znodes.EntityUsers, znodes.UserClientEntityName(zname(user), zname(client)))
+	var de *znodes.DecodeError
+	if err != nil && !errors.As(err, &de) {
+		return backend.EntityConfig{}, err
+	}
+	return backend.EntityConfig{EntityType: znodes.EntityUsers, Name: user, Client: client, Overrides: cfg, Err: err}, nil
+}

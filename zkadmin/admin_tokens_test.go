@@ -86,7 +86,9 @@ func TestDelegationTokens(t *testing.T) {
 		t.Fatalf("wrong HMAC: %v", err)
 	}
 	if _, _, err := e.admin.ChangeDelegationToken(e.ctx, tokenSecret, tokens.HMAC(tokenSecret, "tokenB"),
-		func(t znodes.DelegationToken) (znodes.DelegationToken, bool, error) { return t, false, tokens.ErrExpired }); !errors.Is(err, tokens.ErrExpired) {
+		func(t znodes.DelegationToken) (znodes.DelegationToken, bool, error) {
+			return t, false, tokens.ErrExpired
+		}); !errors.Is(err, tokens.ErrExpired) {
 		t.Fatalf("refused: %v", err)
 	}
 	sameSnapshot(t, before, e.snapshot())

@@ -91,23 +91,29 @@ func TestSASLSSLInterBrokerListener(t *testing.T) {
 	produceConsume(ctx, t, saslSSL, sslTopic, 10, p.clientTLS(), scramSHA512(aliceUser, alicePass))
 }
 
-// createWithKafkaTopics runs Kafka's kafka-topics --create against
-// kzadmind's SASL_SSL listener at addr as User:alice.
-func createWithKafkaTopics(ctx context.Context, t *testing.T, addr, truststore string) {
+// aliceCommandConfig writes a Kafka tool's --command-config logging in as
+// User:alice with SCRAM-SHA-512 over protocol, with extra lines.
+func aliceCommandConfig(t *testing.T, protocol string, extra ...string) string {
 	t.Helper()
-	props := []string{
-		"security.protocol=SASL_SSL",
+	props := append([]string{
+		"security.protocol=" + protocol,
 		"sasl.mechanism=SCRAM-SHA-512",
 		`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="` +
 			aliceUser + `" password="` + alicePass + `";`,
-		"ssl.truststore.type=PEM",
-		"ssl.truststore.location=" + truststore,
 		"default.api.timeout.ms=30000",
-	}
+	}, extra...)
 	cc := filepath.Join(t.TempDir(), "alice.properties")
 	if err := os.WriteFile(cc, []byte(strings.Join(props, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	return cc
+}
+
+// createWithKafkaTopics runs Kafka's kafka-topics --create against
+// kzadmind's SASL_SSL listener at addr as User:alice.
+func createWithKafkaTopics(ctx context.Context, t *testing.T, addr, truststore string) {
+	t.Helper()
+	cc := aliceCommandConfig(t, "SASL_SSL", "ssl.truststore.type=PEM", "ssl.truststore.location="+truststore)
 	stdout, stderr, err := kafka.RunTool(ctx, kafka.TopicCommand, "--bootstrap-server", addr, "--command-config", cc,
 		"--create", "--topic", sslTopic, "--partitions", "2", "--replication-factor", "1")
 	if err != nil {

@@ -3,6 +3,7 @@ package interbroker
 import (
 	"context"
 	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -41,17 +42,7 @@ func TestSASLInterBrokerListener(t *testing.T) {
 	}
 
 	d := startDaemon(ctx, t, cl.zks.Addr())
-	ports, err := zkserver.FreePorts(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := startBroker(ctx, t, cl.zks.Addr(), ports[0], map[string]string{
-		"listeners":                            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d", ports[0], ports[1]),
-		"inter.broker.listener.name":           "SASL_PLAINTEXT",
-		"sasl.enabled.mechanisms":              "SCRAM-SHA-512",
-		"sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
-		"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": scramJAAS,
-	})
+	b, _ := startSASLBroker(ctx, t, cl.zks.Addr(), nil)
 	waitBrokers(ctx, t, d, 1)
 
 	// Create through kzadmind's SASL listener as the broker principal
@@ -63,6 +54,26 @@ func TestSASLInterBrokerListener(t *testing.T) {
 		t.Fatalf("create topic: %v / %v", err, res.Err)
 	}
 	produceConsume(ctx, t, b.Addr(), "secured", 10)
+}
+
+// startSASLBroker starts a broker with a PLAINTEXT listener and a
+// SASL_PLAINTEXT one (SCRAM-SHA-512) it also uses between brokers, with
+// extra properties; it returns the broker and its SASL address.
+func startSASLBroker(ctx context.Context, t *testing.T, zkAddr string, extra map[string]string) (*kafka.Broker, string) {
+	t.Helper()
+	ports, err := zkserver.FreePorts(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]string{
+		"listeners":                            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d", ports[0], ports[1]),
+		"inter.broker.listener.name":           "SASL_PLAINTEXT",
+		"sasl.enabled.mechanisms":              "SCRAM-SHA-512",
+		"sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
+		"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": scramJAAS,
+	}
+	maps.Copy(props, extra)
+	return startBroker(ctx, t, zkAddr, ports[0], props), fmt.Sprintf("127.0.0.1:%d", ports[1])
 }
 
 // startDaemon runs kzadmind with a PLAINTEXT listener for clients and the

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,7 +15,6 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
 	"github.com/kzadmin/kzadmin/integration/kafka"
-	"github.com/kzadmin/kzadmin/integration/zkserver"
 )
 
 const tokenSecret = "shared-token-secret"
@@ -46,20 +42,9 @@ func TestDelegationTokensWithRealBroker(t *testing.T) {
 		t.Fatalf("config refused: %v", err)
 	}
 	d := runDaemon(ctx, t, conf)
-	ports, err := zkserver.FreePorts(2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := startBroker(ctx, t, cl.zks.Addr(), ports[0], map[string]string{
-		"listeners":                            fmt.Sprintf("PLAINTEXT://127.0.0.1:%d,SASL_PLAINTEXT://127.0.0.1:%d", ports[0], ports[1]),
-		"inter.broker.listener.name":           "SASL_PLAINTEXT",
-		"sasl.enabled.mechanisms":              "SCRAM-SHA-512",
-		"sasl.mechanism.inter.broker.protocol": "SCRAM-SHA-512",
-		"listener.name.sasl_plaintext.scram-sha-512.sasl.jaas.config": scramJAAS,
-		"delegation.token.secret.key":                                 tokenSecret,
-	})
+	b, brokerAddr := startSASLBroker(ctx, t, cl.zks.Addr(), map[string]string{"delegation.token.secret.key": tokenSecret})
 	waitBrokers(ctx, t, d, 1)
-	kzAddr, brokerAddr := d.ListenerAddr("SASL_PLAINTEXT"), fmt.Sprintf("127.0.0.1:%d", ports[1])
+	kzAddr := d.ListenerAddr("SASL_PLAINTEXT")
 	alice := scramSHA512(aliceUser, alicePass)
 	aliceAt := func(addr string) *kgo.Client { return kgoClient(t, addr, alice) }
 	tokenLogin := func(addr, id string, mac []byte) error {
@@ -116,17 +101,7 @@ func TestDelegationTokensWithRealBroker(t *testing.T) {
 // one), renew and expire by HMAC.
 func javaTokenTool(ctx context.Context, t *testing.T, kzAddr, earlierID string) {
 	t.Helper()
-	props := []string{
-		"security.protocol=SASL_PLAINTEXT",
-		"sasl.mechanism=SCRAM-SHA-512",
-		`sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required username="` +
-			aliceUser + `" password="` + alicePass + `";`,
-		"default.api.timeout.ms=30000",
-	}
-	cc := filepath.Join(t.TempDir(), "alice.properties")
-	if err := os.WriteFile(cc, []byte(strings.Join(props, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cc := aliceCommandConfig(t, "SASL_PLAINTEXT")
 	run := func(args ...string) string {
 		t.Helper()
 		stdout, stderr, err := kafka.RunTool(ctx, "org.apache.kafka.tools.DelegationTokenCommand",

@@ -75,8 +75,8 @@ func (p *devParts) startBrokers(ctx context.Context, conf config.Config, opts Op
 // brokerAnswered keeps the admin routes that a ZooKeeper-mode Kafka 3.9
 // broker answers itself rather than leaving to the controller, and that
 // admin clients send to whichever broker they like: the configs APIs, the
-// ACL and client quota APIs, DescribeUserScramCredentials and
-// DescribeCluster (AlterUserScramCredentials goes to the controller, and a
+// ACL, client quota and delegation-token APIs, DescribeUserScramCredentials
+// and DescribeCluster (AlterUserScramCredentials goes to the controller, and a
 // broker that is not refuses it). The simulated brokers serve kzadmind's handlers for
 // them, as a real broker would read the same znodes. DescribeTopicPartitions
 // is left out: ZooKeeper-mode brokers do not serve it, and clients fall
@@ -87,7 +87,8 @@ func brokerAnswered(routes []wire.Route) []wire.Route {
 		switch kmsg.Key(r.Key) {
 		case kmsg.DescribeConfigs, kmsg.AlterConfigs, kmsg.IncrementalAlterConfigs, kmsg.DescribeCluster,
 			kmsg.DescribeACLs, kmsg.CreateACLs, kmsg.DeleteACLs,
-			kmsg.DescribeClientQuotas, kmsg.AlterClientQuotas, kmsg.DescribeUserSCRAMCredentials:
+			kmsg.DescribeClientQuotas, kmsg.AlterClientQuotas, kmsg.DescribeUserSCRAMCredentials,
+			kmsg.CreateDelegationToken, kmsg.RenewDelegationToken, kmsg.ExpireDelegationToken, kmsg.DescribeDelegationToken:
 			out = append(out, r)
 		}
 	}

@@ -5,7 +5,10 @@
 // every broker's Metadata lists this node and clients send some requests
 // to any broker listed, FindCoordinator (from the internal topics'
 // leaders) and empty answers to ListGroups, ListTransactions and
-// DescribeLogDirs (16_35_66_empty_answers.go). Register
+// DescribeLogDirs (16_35_66_empty_answers.go), the ACL, client quota and
+// SCRAM credential APIs, and the delegation-token APIs (each served only
+// when the Admin implements its seam: ACLAdmin, QuotaAdmin, ScramAdmin,
+// TokenAdmin). Register
 // them on the controller listener's wire.Mux with Handlers.Register; the
 // versions are wire.DefaultZKBrokerVersions'. One file per API key (03_metadata.go,
 // 19_create_topics.go, ...) holds the handler with a comment on its
@@ -28,6 +31,8 @@
 //     Kafka error code; the partition-limit error becomes POLICY_VIOLATION
 //     with a message starting "WILL_EXCEED_PARTITION_LIMITS:", or code 88
 //     with partition.limits.error.code=88.
+//   - QuotaAdmin, ScramAdmin and TokenAdmin keep client quotas, SCRAM
+//     credentials and delegation tokens (zkadmin.Admin satisfies them).
 //   - Elector runs leader elections (the controller's ElectLeaders).
 //   - Authorizer is asked at every check point Kafka has; the default
 //     allows everything, as Kafka does without an authorizer.

@@ -5,10 +5,10 @@
 // every broker's Metadata lists this node and clients send some requests
 // to any broker listed, FindCoordinator (from the internal topics'
 // leaders) and empty answers to ListGroups, ListTransactions and
-// DescribeLogDirs (16_35_66_empty_answers.go), the ACL, client quota and
-// SCRAM credential APIs, and the delegation-token APIs (each served only
-// when the Admin implements its seam: ACLAdmin, QuotaAdmin, ScramAdmin,
-// TokenAdmin). Register
+// DescribeLogDirs (16_35_66_empty_answers.go), the ACL APIs (through
+// Options.ACLs), and the client quota, SCRAM credential and
+// delegation-token APIs (each served only when the Admin implements its
+// seam: QuotaAdmin, ScramAdmin, TokenAdmin). Register
 // them on the controller listener's wire.Mux with Handlers.Register; the
 // versions are wire.DefaultZKBrokerVersions'. One file per API key (03_metadata.go,
 // 19_create_topics.go, ...) holds the handler with a comment on its

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/security/tokens"
 	"github.com/kzadmin/kzadmin/zkadmin"
+	"github.com/kzadmin/kzadmin/znodes"
 )
 
 // Delegation-token expiry: Kafka's active controller, when tokens are on
@@ -23,8 +24,12 @@ import (
 // meanwhile stays. A token znode that does not decode is never removed.
 
 // startTokenExpiry starts the sweep for leadership ls when tokens are on.
+// When they are off here but the cluster holds tokens (its brokers have
+// the secret), it says so once: kzadmind then neither serves the token
+// APIs nor removes expired tokens, which brokers keep accepting.
 func (c *Controller) startTokenExpiry(ls *leaderState) {
 	if c.conf.DelegationTokenSecret() == "" {
+		ls.wg.Go(func() { c.warnTokensWithoutSecret(ls.ctx) })
 		return
 	}
 	every := c.conf.DelegationTokenExpiryCheckInterval
@@ -75,4 +80,16 @@ func (c *Controller) expireTokens(ctx context.Context, epochZkVersion int32, now
 			Int64("max_ms", t.MaxMs).Msg("removed an expired delegation token")
 	}
 	return nil
+}
+
+// warnTokensWithoutSecret logs a warning when the cluster holds delegation
+// tokens while this controller has no delegation.token.secret.key.
+func (c *Controller) warnTokensWithoutSecret(ctx context.Context) {
+	ids, _, err := c.zk.Children(ctx, znodes.DelegationTokensPath)
+	if err != nil || len(ids) == 0 {
+		return // no tokens (or no way to tell): nothing to say
+	}
+	c.log.Warn().Int("tokens", len(ids)).Msg("the cluster holds delegation tokens but delegation.token.secret.key is not set: " +
+		"kzadmind answers the token APIs DELEGATION_TOKEN_AUTH_DISABLED and, as the controller, cannot remove expired " +
+		"tokens, which brokers keep accepting; set the brokers' secret here too")
 }

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,5 +66,33 @@ func TestTokenExpirySweep(t *testing.T) {
 	err = n.c.expireTokens(ctx, 12345, time.Now().Add(24*time.Hour))
 	if !errors.Is(err, zkadmin.ErrControllerMoved) || !exists("live") {
 		t.Fatalf("a sweep behind a stale fence: %v, live token still there: %v", err, exists("live"))
+	}
+}
+
+// TestTokensWithoutSecretWarn: a controller without the secret, in a
+// cluster that holds tokens, says that it cannot remove them, and leaves
+// them.
+func TestTokensWithoutSecretWarn(t *testing.T) {
+	chroot := testChroot(t)
+	obs := connectZK(t, chroot, "", 0)
+	ctx := testCtx(t)
+	if err := obs.EnsureTopLevelPaths(ctx); err != nil {
+		t.Fatal(err)
+	}
+	owner := znodes.TokenPrincipal{Type: "User", Name: "alice"}
+	expired := znodes.DelegationToken{ID: "old", Owner: owner, Requester: owner, IssueMs: 1, ExpiryMs: 2, MaxMs: 3}
+	if err := zkadmin.NewAdmin(obs, zkadmin.AdminOptions{}).CreateDelegationToken(ctx, expired); err != nil {
+		t.Fatal(err)
+	}
+	logs := &syncBuffer{}
+	n := startNode(t, chroot, nodeOpts{id: 100, logTo: logs})
+	waitFor(t, "the warning", func() bool {
+		return strings.Contains(logs.String(), "delegation.token.secret.key is not set")
+	})
+	if !n.c.Status().Ready {
+		waitFor(t, "readiness", func() bool { return n.c.Status().Ready })
+	}
+	if ok, _, err := obs.Exists(ctx, znodes.DelegationTokenInfoPath("old")); err != nil || !ok {
+		t.Fatalf("the token was removed without the secret: %v %v", ok, err)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/kzadmin/kzadmin/znodes"
@@ -120,7 +121,7 @@ func Renew(s Settings, t znodes.DelegationToken, p znodes.TokenPrincipal, period
 	if periodMs < 0 {
 		periodMs = s.RenewTimeMs
 	}
-	t.ExpiryMs = min(t.MaxMs, nowMs+periodMs)
+	t.ExpiryMs = min(t.MaxMs, later(nowMs, periodMs))
 	return t, nil
 }
 
@@ -137,7 +138,7 @@ func Expire(t znodes.DelegationToken, p znodes.TokenPrincipal, periodMs, nowMs i
 	if Expired(t, nowMs) {
 		return t, false, ErrExpired
 	}
-	t.ExpiryMs = min(t.MaxMs, nowMs+periodMs)
+	t.ExpiryMs = min(t.MaxMs, later(nowMs, periodMs))
 	return t, false, nil
 }
 
@@ -176,4 +177,14 @@ func (f Filter) Shows(t znodes.DelegationToken) bool {
 // requested it, or may renew it.
 func involved(t znodes.DelegationToken, p znodes.TokenPrincipal) bool {
 	return p == t.Requester || OwnerOrRenewer(t, p)
+}
+
+// later is nowMs+periodMs, held at the largest long instead of wrapping: a
+// client asking for Long.MAX_VALUE gets its token's maximum, where Kafka's
+// sum wraps negative and expires the token instead.
+func later(nowMs, periodMs int64) int64 {
+	if periodMs > math.MaxInt64-nowMs {
+		return math.MaxInt64
+	}
+	return nowMs + periodMs
 }

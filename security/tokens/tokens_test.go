@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -638,6 +639,24 @@ func TestSettingsEnabled(t *testing.T) {
 	}{{nil, false}, {[]byte{}, false}, {[]byte("k"), true}, {[]byte{0}, true}} {
 		if got := (tokens.Settings{Secret: c.secret}).Enabled(); got != c.want {
 			t.Errorf("Enabled with secret %q = %v, want %v", c.secret, got, c.want)
+		}
+	}
+}
+
+// TestHugePeriodsReachTheMaximum: a renew or expire period near the
+// largest long takes the token to its maximum rather than wrapping into
+// the past (Kafka's sum wraps, and the token expires at once).
+func TestHugePeriodsReachTheMaximum(t *testing.T) {
+	owner := znodes.TokenPrincipal{Type: "User", Name: "alice"}
+	tok := znodes.DelegationToken{ID: "t", Owner: owner, Requester: owner, IssueMs: 1000, MaxMs: 9000, ExpiryMs: 2000}
+	for _, period := range []int64{math.MaxInt64, math.MaxInt64 - 1000, math.MaxInt64 - 1500} {
+		renewed, err := tokens.Renew(tokens.Settings{RenewTimeMs: 100}, tok, owner, period, 1500)
+		if err != nil || renewed.ExpiryMs != 9000 {
+			t.Errorf("renew for %d: expiry %d, %v; want the maximum 9000", period, renewed.ExpiryMs, err)
+		}
+		moved, remove, err := tokens.Expire(tok, owner, period, 1500)
+		if err != nil || remove || moved.ExpiryMs != 9000 {
+			t.Errorf("expire in %d: expiry %d, remove %v, %v; want the maximum 9000", period, moved.ExpiryMs, remove, err)
 		}
 	}
 }

@@ -14,7 +14,8 @@ package wire
 //     [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?; otherwise the answer is
 //     INVALID_REQUEST (42) with no ApiKeys, at the request's version.
 //   - The KIP-584 feature fields (v3+ tags) come from Config.Features;
-//     by default none, with FinalizedFeaturesEpoch -1.
+//     by default none, with FinalizedFeaturesEpoch -1. kzadmind fills
+//     them from /feature, as a ZooKeeper-mode broker does.
 //   - An undecodable body closes the connection, as for any request.
 //
 // Version notes:

@@ -60,6 +60,20 @@ func describeClusterCase() testCase {
 	}}
 }
 
+// apiVersionsCase: the answers but for the APIs served (masked): the
+// feature fields come from /feature, which each run's controller wrote
+// Enabled with no features at its failover (epoch 0).
+func apiVersionsCase() testCase {
+	return testCase{name: "api-versions", steps: []step{
+		{name: "v0", req: apiVersions(0, "", "")},
+		{name: "v2", req: apiVersions(2, "", "")},
+		{name: "v3", req: apiVersions(3, "kzadmin-differential", "1.0")},
+		{name: "v4", req: apiVersions(4, "kzadmin-differential", "1.0")},
+		{name: "v3-invalid-software-name", req: apiVersions(3, "-bad name-", "1.0")},
+		{name: "v9-unsupported", req: apiVersions(9, "kzadmin-differential", "1.0")},
+	}}
+}
+
 // aclsCase: neither run configures an authorizer, so every ACL API
 // answers SECURITY_DISABLED, with Kafka's messages.
 func aclsCase() testCase {
@@ -86,6 +100,7 @@ func allCases() []testCase {
 		electLeadersCase(),
 		reassignmentsCase(),
 		describeClusterCase(),
+		apiVersionsCase(),
 		createTopicsConfigsCase(),
 		createPartitionsMoreCase(),
 		deleteTopicsMoreCase(),

@@ -58,7 +58,19 @@ func Normalize(resp kmsg.Response, run Run) {
 		}
 	})
 	maskCluster(resp, run)
+	maskServedAPIs(resp)
 	sortUnordered(resp)
+}
+
+// maskServedAPIs drops the API list of a successful ApiVersions answer:
+// kzadmind serves the admin APIs and a broker every other one too, by
+// design (the README's table lists kzadmind's). The rest of the answer,
+// the KIP-584 feature fields included, is compared. An error answer's
+// list (ApiVersions' own range, for a version too new) is kept.
+func maskServedAPIs(resp kmsg.Response) {
+	if r, ok := resp.(*kmsg.ApiVersionsResponse); ok && r.ErrorCode == 0 {
+		r.ApiKeys = nil
+	}
 }
 
 // walkFields calls fn with every settable struct field reachable from v

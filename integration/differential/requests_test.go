@@ -250,6 +250,14 @@ func describeCluster(v int16, endpointType int8, includeOps bool) build {
 	return fixed(r)
 }
 
+// --- ApiVersions ---
+
+func apiVersions(v int16, software, softwareVersion string) build {
+	r := kmsg.NewPtrApiVersionsRequest()
+	r.Version, r.ClientSoftwareName, r.ClientSoftwareVersion = v, software, softwareVersion
+	return fixed(r)
+}
+
 // --- ACLs ---
 
 func describeACLs(v int16) build {

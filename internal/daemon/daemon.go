@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -48,8 +49,11 @@ type Daemon struct {
 	httpAddr  net.Addr
 	clusterID string
 	dev       *devParts
-	dir       *controllerDir // this node's endpoints, the active controller's
-	dirDone   chan struct{}  // closed when dir's goroutine has ended
+	dir       *controllerDir   // this node's endpoints, the active controller's
+	features  *featureFollower // the finalized features ApiVersions advertises
+	// followersDone is closed when dir's and features' goroutines have
+	// ended.
+	followersDone chan struct{}
 
 	cancel context.CancelFunc
 	done   chan error
@@ -96,10 +100,13 @@ func Start(ctx context.Context, conf config.Config, opts Options, log zerolog.Lo
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	d.cancel = cancel
 	go func() { d.done <- d.ctrl.Run(runCtx) }()
-	d.dirDone = make(chan struct{})
+	d.followersDone = make(chan struct{})
+	var followers sync.WaitGroup
+	followers.Go(func() { d.dir.run(runCtx) })
+	followers.Go(func() { d.features.run(runCtx) })
 	go func() {
-		defer close(d.dirDone)
-		d.dir.run(runCtx)
+		followers.Wait()
+		close(d.followersDone)
 	}()
 	if d.dev != nil {
 		if err := d.dev.startBrokers(ctx, d.conf, opts, d.interBrokerAddr(), d.newAdminAPI, log); err != nil {
@@ -141,6 +148,7 @@ func (d *Daemon) startController(ctx context.Context, authz handler.Authorizer) 
 	if err := d.dir.publish(ctx); err != nil {
 		return err
 	}
+	d.features = newFeatureFollower(d.zk, d.log)
 	d.newAdminAPI = d.adminAPIs(authz)
 	if err := d.serveWire(d.routes(authz)); err != nil {
 		return err

@@ -126,7 +126,8 @@ func (d *Daemon) serveWire(routes func(listener string) (*wire.Mux, error)) erro
 		if err != nil {
 			return err
 		}
-		wcfg := wire.Config{Mux: mux, Logger: d.log.With().Str("component", "wire").Str("listener", l.conf.Name).Logger()}
+		wcfg := wire.Config{Mux: mux, Features: d.features.fillApiVersions,
+			Logger: d.log.With().Str("component", "wire").Str("listener", l.conf.Name).Logger()}
 		l.security.Apply(&wcfg)
 		srv, err := wire.New(wcfg)
 		if err != nil {

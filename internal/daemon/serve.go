@@ -115,13 +115,13 @@ func (d *Daemon) Stop(ctx context.Context) error {
 		}
 		d.cancel = nil
 	}
-	if d.dirDone != nil {
+	if d.followersDone != nil {
 		select {
-		case <-d.dirDone:
+		case <-d.followersDone:
 		case <-ctx.Done():
-			errs = append(errs, fmt.Errorf("controller directory did not stop: %w", ctx.Err()))
+			errs = append(errs, fmt.Errorf("controller directory or feature follower did not stop: %w", ctx.Err()))
 		}
-		d.dirDone = nil
+		d.followersDone = nil
 	}
 	d.teardown()
 	return errors.Join(errs...)

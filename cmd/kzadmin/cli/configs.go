@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,13 +26,54 @@ func (a *app) configsCommand() *cobra.Command {
 // entityFlags are kafka-configs' entity selectors: --entity-type with
 // --entity-name or --entity-default, or its shorthands for quota entities,
 // --user and --client (or their defaults), which together name a user's
-// quotas for one client id.
+// quotas for one client id. As in kafka-configs, --entity-type users and
+// --entity-type clients may both be given, each with its own
+// --entity-name or --entity-default, paired in the order given.
 type entityFlags struct {
-	typ, name    string
-	dflt         bool
+	types        []string
+	slots        entitySlots // --entity-name and --entity-default, in order
 	user, client string
 	userDefaults bool
 	clientDefs   bool
+}
+
+// entitySlot is one --entity-name (name) or --entity-default (dflt).
+type entitySlot struct {
+	name string
+	dflt bool
+}
+
+// entitySlots collects --entity-name and --entity-default in the order
+// they appear: kafka-configs pairs the n-th of them with the n-th
+// --entity-type.
+type entitySlots []entitySlot
+
+// entitySlotFlag is the pflag.Value of --entity-name (dflt false) or
+// --entity-default (dflt true), appending to one shared list.
+type entitySlotFlag struct {
+	slots *entitySlots
+	dflt  bool
+}
+
+func (f entitySlotFlag) String() string { return "" }
+
+func (f entitySlotFlag) Set(v string) error {
+	if f.dflt {
+		if v != "true" {
+			return fmt.Errorf("--entity-default takes no value")
+		}
+		*f.slots = append(*f.slots, entitySlot{dflt: true})
+		return nil
+	}
+	*f.slots = append(*f.slots, entitySlot{name: v})
+	return nil
+}
+
+func (f entitySlotFlag) Type() string {
+	if f.dflt {
+		return "bool" // shown and parsed as a switch
+	}
+	return "string"
 }
 
 // entitySelection is what the flags select: an entity type, the names
@@ -44,10 +86,12 @@ type entitySelection struct {
 }
 
 func (e *entityFlags) add(f *pflag.FlagSet) {
-	f.StringVar(&e.typ, "entity-type", "", "topics, brokers, users, clients or ips")
-	f.StringVar(&e.name, "entity-name", "", "the topic name, the broker id, the user name, the client id or the IP")
-	f.BoolVar(&e.dflt, "entity-default", false, "the cluster-wide broker defaults (/config/brokers/<default>), "+
+	f.StringArrayVar(&e.types, "entity-type", nil, "topics, brokers, users, clients or ips; users and clients may both be given (repeat the flag), "+
+		"each followed by its --entity-name or --entity-default, for a user's quotas for one client id")
+	f.Var(entitySlotFlag{slots: &e.slots}, "entity-name", "the topic name, the broker id, the user name, the client id or the IP")
+	f.Var(entitySlotFlag{slots: &e.slots, dflt: true}, "entity-default", "the cluster-wide broker defaults (/config/brokers/<default>), "+
 		"or the default user, client id or IP quotas (/config/<type>/<default>)")
+	f.Lookup("entity-default").NoOptDefVal = "true"
 	f.StringVar(&e.user, "user", "", "a user's quotas and credentials; with --client, the user's quotas for that client id")
 	f.StringVar(&e.client, "client", "", "a client id's quotas; with --user, the user's quotas for that client id")
 	f.BoolVar(&e.userDefaults, "user-defaults", false, "the default user's quotas (as --user, for every user without its own)")
@@ -58,10 +102,9 @@ func (e *entityFlags) add(f *pflag.FlagSet) {
 func (e entityFlags) resolve() (entitySelection, error) {
 	shorthand := e.user != "" || e.client != "" || e.userDefaults || e.clientDefs
 	if !shorthand {
-		typ, names, err := e.resolveType()
-		return entitySelection{typ: typ, names: names}, err
+		return e.resolveTypes()
 	}
-	if e.typ != "" || e.name != "" || e.dflt {
+	if len(e.types) > 0 || len(e.slots) > 0 {
 		return entitySelection{}, usagef("give --entity-type with --entity-name or --entity-default, or --user and --client, not both")
 	}
 	pick := func(name string, dflt bool, flag string) (string, error) {
@@ -81,33 +124,83 @@ func (e entityFlags) resolve() (entitySelection, error) {
 	if err != nil {
 		return entitySelection{}, err
 	}
-	switch {
-	case user != "" && client != "":
-		return entitySelection{typ: "users", names: []string{user}, client: client}, nil
-	case user != "":
-		return entitySelection{typ: "users", names: []string{user}}, nil
-	}
-	return entitySelection{typ: "clients", names: []string{client}}, nil
+	return userClientSelection(user, client), nil
 }
 
-// resolveType resolves --entity-type with --entity-name or
-// --entity-default: the entity type and names; none means all of the type.
-func (e entityFlags) resolveType() (string, []string, error) {
-	typ := map[string]string{"topics": "topics", "topic": "topics", "brokers": "brokers", "broker": "brokers",
-		"users": "users", "user": "users", "clients": "clients", "client": "clients", "ips": "ips", "ip": "ips"}[e.typ]
+// userClientSelection selects a user's quotas, a client id's, or, with
+// both, the user's quotas for that client id.
+func userClientSelection(user, client string) entitySelection {
 	switch {
-	case typ == "":
-		return "", nil, usagef("--entity-type must be topics, brokers, users, clients or ips, not %q", e.typ)
-	case e.dflt && e.name != "":
-		return "", nil, usagef("give --entity-name or --entity-default, not both")
-	case e.dflt && typ == "topics":
-		return "", nil, usagef("--entity-default applies to brokers, users, clients and ips only")
-	case e.dflt:
-		return typ, []string{backend.DefaultEntity}, nil
-	case e.name != "":
-		return typ, []string{e.name}, nil
+	case user != "" && client != "":
+		return entitySelection{typ: "users", names: []string{user}, client: client}
+	case user != "":
+		return entitySelection{typ: "users", names: []string{user}}
 	}
-	return typ, nil, nil
+	return entitySelection{typ: "clients", names: []string{client}}
+}
+
+// entityTypeNames maps kafka-configs' entity types, and their singular
+// forms, to kzadmin's.
+var entityTypeNames = map[string]string{"topics": "topics", "topic": "topics", "brokers": "brokers", "broker": "brokers",
+	"users": "users", "user": "users", "clients": "clients", "client": "clients", "ips": "ips", "ip": "ips"}
+
+// resolveTypes resolves --entity-type with --entity-name or
+// --entity-default: the entity type and names; none means all of the type.
+func (e entityFlags) resolveTypes() (entitySelection, error) {
+	types := make([]string, len(e.types))
+	for i, t := range e.types {
+		if types[i] = entityTypeNames[t]; types[i] == "" {
+			return entitySelection{}, usagef("--entity-type must be topics, brokers, users, clients or ips, not %q", t)
+		}
+	}
+	switch {
+	case len(types) == 0:
+		return entitySelection{}, usagef("--entity-type is required")
+	case len(types) == 2 && types[0] == types[1]:
+		return entitySelection{}, usagef("--entity-type %s is given twice", types[0])
+	case len(types) == 2 && slices.Contains(types, "users") && slices.Contains(types, "clients"):
+		return e.resolveUserClient(types)
+	case len(types) > 1:
+		return entitySelection{}, usagef("only the entity types users and clients may be given together")
+	case len(e.slots) > 1:
+		return entitySelection{}, usagef("give one --entity-name or --entity-default for each --entity-type")
+	case len(e.slots) == 0:
+		return entitySelection{typ: types[0]}, nil
+	case e.slots[0].dflt && types[0] == "topics":
+		return entitySelection{}, usagef("--entity-default applies to brokers, users, clients and ips only")
+	case e.slots[0].dflt:
+		return entitySelection{typ: types[0], names: []string{backend.DefaultEntity}}, nil
+	case e.slots[0].name == "":
+		return entitySelection{}, usagef("--entity-name must not be empty")
+	}
+	return entitySelection{typ: types[0], names: []string{e.slots[0].name}}, nil
+}
+
+// resolveUserClient resolves --entity-type users and --entity-type
+// clients given together: the n-th --entity-name or --entity-default
+// names the n-th type's entity, as kafka-configs pairs them.
+func (e entityFlags) resolveUserClient(types []string) (entitySelection, error) {
+	if len(e.slots) != 2 {
+		// kafka-configs --describe would list every client id of the user
+		// (or every user of the client id) here; kzadmin does not.
+		return entitySelection{}, usagef("with --entity-type users and --entity-type clients, give an --entity-name or --entity-default for each")
+	}
+	var user, client string
+	for i, slot := range e.slots {
+		name := slot.name
+		switch {
+		case slot.dflt:
+			name = backend.DefaultEntity
+		case name == "":
+			return entitySelection{}, usagef("--entity-name must not be empty")
+		}
+		if types[i] == "users" {
+			user = name
+		} else {
+			client = name
+		}
+	}
+	return userClientSelection(user, client), nil
 }
 
 func entityLabel(typ, name string) string {
@@ -144,7 +237,7 @@ func (a *app) configsDescribe() *cobra.Command {
 	var e entityFlags
 	var all bool
 	cmd := &cobra.Command{
-		Use:   "describe (--entity-type topics|brokers|users|clients|ips [--entity-name NAME | --entity-default] [--all] | --user U [--client C])",
+		Use:   "describe (--entity-type topics|brokers|users|clients|ips [--entity-name NAME | --entity-default] [--all] | --user U [--client C] | --entity-type users --entity-name U --entity-type clients --entity-name C)",
 		Short: "Show config overrides",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -265,7 +358,7 @@ func (a *app) configsAlter() *cobra.Command {
 	var add string
 	var del []string
 	cmd := &cobra.Command{
-		Use:   "alter (--entity-type topics|brokers|users|clients|ips (--entity-name NAME | --entity-default) | --user U [--client C]) [--add-config k=v,...] [--delete-config k,...]",
+		Use:   "alter (--entity-type topics|brokers|users|clients|ips (--entity-name NAME | --entity-default) | --user U [--client C] | --entity-type users --entity-name U --entity-type clients --entity-name C) [--add-config k=v,...] [--delete-config k,...]",
 		Short: "Add, change or remove config overrides",
 		Example: `  kzadmin configs alter --zookeeper zk:2181 --entity-type topics --entity-name orders --add-config retention.ms=3600000
   kzadmin configs alter --zookeeper zk:2181 --entity-type brokers --entity-default --add-config max.partitions=10000,max.broker.partitions=4000
@@ -273,7 +366,8 @@ func (a *app) configsAlter() *cobra.Command {
   kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --add-config 'SCRAM-SHA-256=[iterations=8192,password=alice-secret],SCRAM-SHA-512=[password=alice-secret]'
   kzadmin configs alter --zookeeper zk:2181 --entity-type users --entity-name alice --delete-config SCRAM-SHA-512
   kzadmin configs alter --bootstrap-server kafka:9092 --entity-type clients --entity-name app-1 --add-config producer_byte_rate=1048576
-  kzadmin configs alter --bootstrap-server kafka:9092 --user alice --client app-1 --add-config consumer_byte_rate=2097152`,
+  kzadmin configs alter --bootstrap-server kafka:9092 --user alice --client app-1 --add-config consumer_byte_rate=2097152
+  kzadmin configs alter --bootstrap-server kafka:9092 --entity-type users --entity-name alice --entity-type clients --entity-default --add-config request_percentage=50`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			sel, err := e.resolve()

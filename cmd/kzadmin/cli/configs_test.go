@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -69,5 +71,64 @@ func TestParseAddConfig(t *testing.T) {
 	got, err := parseAddConfig("a=1, b=[x,y],c=d=e,,")
 	if err != nil || len(got) != 3 || got["a"] != "1" || got["b"] != "x,y" || got["c"] != "d=e" {
 		t.Fatalf("%v %v", got, err)
+	}
+}
+
+// TestEntityFlagsResolve: kafka-configs' entity selectors, the repeated
+// --entity-type users/clients form included, whose names pair with the
+// types in the order given.
+func TestEntityFlagsResolve(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		want    entitySelection
+		wantErr string
+	}{
+		{args: []string{"--entity-type", "topics"}, want: entitySelection{typ: "topics"}},
+		{args: []string{"--entity-type", "topic", "--entity-name", "t"}, want: entitySelection{typ: "topics", names: []string{"t"}}},
+		{args: []string{"--entity-type", "brokers", "--entity-default"}, want: entitySelection{typ: "brokers", names: []string{"<default>"}}},
+		{args: []string{"--user", "u", "--client", "c"}, want: entitySelection{typ: "users", names: []string{"u"}, client: "c"}},
+		{args: []string{"--client-defaults"}, want: entitySelection{typ: "clients", names: []string{"<default>"}}},
+		{args: []string{"--entity-type", "users", "--entity-name", "u", "--entity-type", "clients", "--entity-name", "c"},
+			want: entitySelection{typ: "users", names: []string{"u"}, client: "c"}},
+		// Names pair with types in order, whichever type comes first.
+		{args: []string{"--entity-type", "clients", "--entity-name", "c", "--entity-type", "users", "--entity-name", "u"},
+			want: entitySelection{typ: "users", names: []string{"u"}, client: "c"}},
+		{args: []string{"--entity-type", "clients", "--entity-type", "users", "--entity-name", "c", "--entity-name", "u"},
+			want: entitySelection{typ: "users", names: []string{"u"}, client: "c"}},
+		{args: []string{"--entity-type", "users", "--entity-default", "--entity-type", "clients", "--entity-name", "c"},
+			want: entitySelection{typ: "users", names: []string{"<default>"}, client: "c"}},
+		{args: []string{"--entity-type", "users", "--entity-name", "u", "--entity-type", "clients", "--entity-default"},
+			want: entitySelection{typ: "users", names: []string{"u"}, client: "<default>"}},
+		{args: []string{"--entity-type", "client", "--entity-default", "--entity-type", "user", "--entity-default"},
+			want: entitySelection{typ: "users", names: []string{"<default>"}, client: "<default>"}},
+
+		{args: nil, wantErr: "--entity-type is required"},
+		{args: []string{"--entity-type", "groups"}, wantErr: `not "groups"`},
+		{args: []string{"--entity-type", "users", "--entity-type", "user"}, wantErr: "--entity-type users is given twice"},
+		{args: []string{"--entity-type", "users", "--entity-type", "topics"}, wantErr: "only the entity types users and clients"},
+		{args: []string{"--entity-type", "users", "--entity-type", "clients", "--entity-type", "ips"}, wantErr: "only the entity types users and clients"},
+		{args: []string{"--entity-type", "users", "--entity-name", "u", "--entity-type", "clients"}, wantErr: "give an --entity-name or --entity-default for each"},
+		{args: []string{"--entity-type", "topics", "--entity-name", "a", "--entity-name", "b"}, wantErr: "one --entity-name or --entity-default for each"},
+		{args: []string{"--entity-type", "brokers", "--entity-name", "1", "--entity-default"}, wantErr: "one --entity-name or --entity-default for each"},
+		{args: []string{"--entity-type", "topics", "--entity-default"}, wantErr: "applies to brokers, users, clients and ips only"},
+		{args: []string{"--entity-type", "topics", "--entity-name", ""}, wantErr: "--entity-name must not be empty"},
+		{args: []string{"--entity-type", "users", "--entity-name", "", "--entity-type", "clients", "--entity-name", "c"}, wantErr: "must not be empty"},
+		{args: []string{"--entity-type", "users", "--user", "u"}, wantErr: "not both"},
+		{args: []string{"--entity-name", "u", "--client", "c"}, wantErr: "not both"},
+	} {
+		var e entityFlags
+		fs := pflag.NewFlagSet("configs", pflag.ContinueOnError)
+		e.add(fs)
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatalf("%q: parse: %v", tc.args, err)
+		}
+		got, err := e.resolve()
+		switch {
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%q: got %+v, %v; want error containing %q", tc.args, got, err, tc.wantErr)
+		case tc.wantErr == "" && (err != nil || got.typ != tc.want.typ || got.client != tc.want.client ||
+			strings.Join(got.names, "|") != strings.Join(tc.want.names, "|") || (got.names == nil) != (tc.want.names == nil)):
+			t.Errorf("%q: got %+v, %v; want %+v", tc.args, got, err, tc.want)
+		}
 	}
 }

@@ -150,6 +150,19 @@ func TestUserClientQuotas(t *testing.T) {
 	}
 	want(t, c.wire(t, "configs", "describe", "--user", "CN=uc,O=x", "--client", "app 1"), 0,
 		"user CN=uc,O=x, client app 1", "consumer_byte_rate", "4096", "producer_byte_rate", "1024")
+	// kafka-configs' repeated --entity-type form selects the same entities,
+	// its names paired with the types in the order given.
+	shorthand := want(t, c.wire(t, "configs", "describe", "--user", "CN=uc,O=x", "--client-defaults"), 0)
+	for _, run := range []func(testing.TB, ...string) result{c.wire, c.zook} {
+		repeated := want(t, run(t, "configs", "describe", "--entity-type", "clients", "--entity-type", "users",
+			"--entity-default", "--entity-name", "CN=uc,O=x"), 0)
+		if repeated.out != shorthand.out {
+			t.Errorf("the repeated --entity-type form shows\n%s\n--user --client-defaults shows\n%s", repeated.out, shorthand.out)
+		}
+	}
+	want(t, c.zook(t, "configs", "alter", "--entity-type", "users", "--entity-name", "CN=uc,O=x", "--entity-type", "clients",
+		"--entity-name", "app 1", "--add-config", "request_percentage=25"), 0, "Completed updating config for user CN=uc,O=x, client app 1.")
+	want(t, c.wire(t, "configs", "describe", "--user", "CN=uc,O=x", "--client", "app 1"), 0, "request_percentage", "25")
 	want(t, c.wire(t, "configs", "describe", "--user-defaults", "--client-defaults", "-o", "json"), 0,
 		`"client": "<default>"`, "request_percentage")
 	for _, run := range []func(testing.TB, ...string) result{c.wire, c.zook} {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 )
@@ -142,4 +143,23 @@ func unescapeProperty(s string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// ReadPropertiesFile reads a Java .properties file, such as the client
+// configuration Kafka's tools take with --command-config, into a map (a
+// later entry for a key wins, as in java.util.Properties).
+func ReadPropertiesFile(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	props, err := parseProperties(string(data))
+	if err != nil {
+		return nil, fmt.Errorf("parse %s: %w", path, err)
+	}
+	m := make(map[string]string, len(props))
+	for _, p := range props {
+		m[p.Key] = p.Value
+	}
+	return m, nil
 }

@@ -1,6 +1,7 @@
 package interbroker
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/cli"
 	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/security/acl"
@@ -42,9 +44,10 @@ func TestSASLSSLInterBrokerListener(t *testing.T) {
 	putSCRAM(ctx, t, cl.zk, aliceUser, alicePass)
 	// Create for kafka-topics; Write for the idempotent producer's
 	// InitProducerId, which may land on kzadmind (KIP-679), and for
-	// Metadata (Write implies Describe).
+	// Metadata (Write implies Describe); DescribeConfigs for kzadmin
+	// topics describe.
 	var bindings []acl.Binding
-	for _, op := range []acl.Operation{acl.OpCreate, acl.OpWrite} {
+	for _, op := range []acl.Operation{acl.OpCreate, acl.OpWrite, acl.OpDescribeConfigs} {
 		bindings = append(bindings, acl.Binding{
 			Pattern: acl.Pattern{Type: acl.ResourceTopic, Name: sslTopic, PatternType: acl.PatternLiteral},
 			Entry:   acl.Entry{Principal: "User:" + aliceUser, Host: "*", Operation: op, Permission: acl.PermissionAllow},
@@ -89,6 +92,29 @@ func TestSASLSSLInterBrokerListener(t *testing.T) {
 
 	createWithKafkaTopics(ctx, t, d.ListenerAddr("SASL_SSL"), p.broker.Truststore)
 	produceConsume(ctx, t, saslSSL, sslTopic, 10, p.clientTLS(), scramSHA512(aliceUser, alicePass))
+	// The kzadmin CLI takes the same client properties file as Kafka's
+	// tools: it describes the topic as alice through kzadmind's SASL_SSL
+	// listener and through the broker's.
+	for _, addr := range []string{d.ListenerAddr("SASL_SSL"), saslSSL} {
+		describeWithKzadmin(ctx, t, addr, p.broker.Truststore)
+	}
+}
+
+// describeWithKzadmin runs kzadmin topics describe --command-config
+// against the SASL_SSL listener at addr as User:alice and checks that the
+// topic's partitions have the broker (id 1) as leader.
+func describeWithKzadmin(ctx context.Context, t *testing.T, addr, truststore string) {
+	t.Helper()
+	cc := aliceCommandConfig(t, "SASL_SSL", "ssl.truststore.type=PEM", "ssl.truststore.location="+truststore)
+	var out, errOut bytes.Buffer
+	code := cli.Run(ctx, []string{"topics", "describe", "--topic", sslTopic, "--bootstrap-server", addr,
+		"--command-config", cc, "-o", "json"}, &out, &errOut, cli.Options{Terminal: func() bool { return false }})
+	if code != cli.ExitOK {
+		t.Fatalf("kzadmin topics describe over SASL_SSL at %s: exit %d\n%s%s", addr, code, out.String(), errOut.String())
+	}
+	if !strings.Contains(out.String(), `"leader": 1`) || !strings.Contains(out.String(), sslTopic) {
+		t.Fatalf("kzadmin topics describe at %s:\n%s", addr, out.String())
+	}
 }
 
 // aliceCommandConfig writes a Kafka tool's --command-config logging in as

@@ -173,15 +173,16 @@ func (d *Daemon) logStarted(authorizer bool) {
 // start-up, creates the top-level znodes and /cluster/id.
 func (d *Daemon) connect(ctx context.Context) error {
 	zc := d.conf.ZooKeeper.Connect
-	zk, err := zkadmin.Connect(ctx, zkadmin.Options{
+	zo := zkadmin.Options{
 		Servers: zc.Servers, Chroot: zc.Chroot,
 		SessionTimeout: d.conf.ZooKeeper.SessionTimeout,
 		Logger:         d.log, // zkadmin tags its lines with component=zkadmin
-		// Kafka's ACL layout on every znode kzadmin creates; with
-		// zookeeper.set.acl it needs the digest identity below.
-		ACL:  zkacl.ForOptions(d.conf.ZooKeeper.SetACL),
-		Auth: zkAuth(d.conf),
-	})
+	}
+	// Kafka's ACL layout on every znode kzadmin creates; with
+	// zookeeper.set.acl it needs the digest identity.
+	digest, _ := d.conf.Property(config.ZooKeeperDigestKey)
+	zkacl.ConnectOptions(&zo, d.conf.ZooKeeper.SetACL, digest)
+	zk, err := zkadmin.Connect(ctx, zo)
 	if err != nil {
 		return fmt.Errorf("connect to ZooKeeper %v: %w", zc.Servers, err)
 	}

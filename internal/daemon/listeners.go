@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/kzadmin/kzadmin/config"
@@ -16,7 +15,6 @@ import (
 	"github.com/kzadmin/kzadmin/security/acl"
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/security/scram"
-	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
 // kafkaListener is one entry of listeners: its socket, its security and,
@@ -105,16 +103,6 @@ func (d *Daemon) startAuthorizer(ctx context.Context) (handler.Authorizer, error
 		return nil, fmt.Errorf("load ACLs from ZooKeeper: %w", err)
 	}
 	return acl.NewAuthorizer(cache, opts, log), nil
-}
-
-// zkAuth is the ZooKeeper digest authentication from
-// kzadmin.zookeeper.digest, if any.
-func zkAuth(c config.Config) []zkadmin.Auth {
-	v, ok := c.Property(config.ZooKeeperDigestKey)
-	if !ok || strings.TrimSpace(v) == "" {
-		return nil
-	}
-	return []zkadmin.Auth{{Scheme: "digest", Credentials: []byte(strings.TrimSpace(v))}}
 }
 
 // serveWire serves every listener, each with its own handlers so Metadata

@@ -43,3 +43,21 @@ func DefaultACL(setACL bool, path string) []zkadmin.ACL {
 func ForOptions(setACL bool) func(path string) []zkadmin.ACL {
 	return func(path string) []zkadmin.ACL { return DefaultACL(setACL, path) }
 }
+
+// DigestAuth is the session authentication kzadmin.zookeeper.digest
+// ("user:password") asks for: ZooKeeper's digest scheme, the identity that
+// owns the znodes created under zookeeper.set.acl. Blank means none.
+func DigestAuth(digest string) []zkadmin.Auth {
+	if strings.TrimSpace(digest) == "" {
+		return nil
+	}
+	return []zkadmin.Auth{{Scheme: "digest", Credentials: []byte(strings.TrimSpace(digest))}}
+}
+
+// ConnectOptions sets the ACLs and authentication of o from the
+// configuration's zookeeper.set.acl and kzadmin.zookeeper.digest, as
+// kzadmind and the kzadmin CLI both connect.
+func ConnectOptions(o *zkadmin.Options, setACL bool, digest string) {
+	o.ACL = ForOptions(setACL)
+	o.Auth = DigestAuth(digest)
+}

@@ -38,10 +38,13 @@ type Options struct {
 type Globals struct {
 	ZooKeeper       string
 	BootstrapServer string
-	ConfigFile      string
-	Output          string
-	DryRun          bool
-	Timeout         time.Duration
+	// CommandConfig is the client properties file for --bootstrap-server
+	// (security.protocol, ssl.*, sasl.*), as Kafka's tools take it.
+	CommandConfig string
+	ConfigFile    string
+	Output        string
+	DryRun        bool
+	Timeout       time.Duration
 	// Config is the loaded --config-file (defaults without one).
 	Config *config.Config
 }
@@ -84,8 +87,10 @@ validate without writing (validateOnly), where the API allows it.`,
 	f := root.PersistentFlags()
 	f.StringVar(&a.g.ZooKeeper, "zookeeper", "", "ZooKeeper connect string, host:port[,host:port][/chroot]")
 	f.StringVar(&a.g.BootstrapServer, "bootstrap-server", "", "Kafka nodes to talk to, host:port[,host:port] (the admin wire APIs)")
+	f.StringVar(&a.g.CommandConfig, "command-config", "", "client properties for --bootstrap-server, as Kafka's tools take them: "+
+		"security.protocol, ssl.truststore.*, ssl.keystore.* (PEM), sasl.mechanism (PLAIN, SCRAM-SHA-256/512), sasl.jaas.config")
 	f.StringVar(&a.g.ConfigFile, "config-file", "", "kzadmin properties file (max.partitions, max.broker.partitions, "+
-		"num.partitions, default.replication.factor, zookeeper.connect)")
+		"num.partitions, default.replication.factor, zookeeper.connect; for --zookeeper: zookeeper.set.acl, kzadmin.zookeeper.digest)")
 	f.StringVarP(&a.g.Output, "output", "o", "table", "output format: table or json")
 	f.BoolVar(&a.g.DryRun, "dry-run", false, "validate and print the writes a command would make, without writing")
 	f.DurationVar(&a.g.Timeout, "timeout", 30*time.Second, "time limit for talking to the cluster")
@@ -189,6 +194,8 @@ func (a *app) open(ctx context.Context) (backend.Backend, error) {
 		return nil, usagef("give --zookeeper or --bootstrap-server, not both")
 	case a.g.ZooKeeper == "" && a.g.BootstrapServer == "":
 		return nil, usagef("--zookeeper host:port[/chroot] or --bootstrap-server host:port is required")
+	case a.g.CommandConfig != "" && a.g.BootstrapServer == "":
+		return nil, usagef("--command-config applies to --bootstrap-server (for --zookeeper, give zookeeper.set.acl and kzadmin.zookeeper.digest in --config-file)")
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.g.Timeout)
 	defer cancel()
@@ -197,7 +204,11 @@ func (a *app) open(ctx context.Context) (backend.Backend, error) {
 		return b, fail(err)
 	}
 	if a.g.BootstrapServer != "" {
-		b, err := wirebackend.Open(ctx, wirebackend.Options{Bootstrap: a.g.BootstrapServer})
+		clientOpts, err := commandConfigOptions(a.g.CommandConfig)
+		if err != nil {
+			return nil, usageErr{err}
+		}
+		b, err := wirebackend.Open(ctx, wirebackend.Options{Bootstrap: a.g.BootstrapServer, ClientOptions: clientOpts})
 		if err != nil {
 			return nil, fail(err)
 		}

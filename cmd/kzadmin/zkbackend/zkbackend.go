@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/security/zkacl"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
@@ -19,7 +21,9 @@ type Options struct {
 	Connect string
 	// Config is the static configuration (limits, num.partitions,
 	// default.replication.factor); nil means Kafka's defaults. The
-	// cluster-wide dynamic defaults in ZooKeeper are overlaid on it.
+	// cluster-wide dynamic defaults in ZooKeeper are overlaid on it. Its
+	// zookeeper.set.acl and kzadmin.zookeeper.digest set the ACLs of the
+	// znodes created and the session's identity.
 	Config *config.Config
 	// SessionTimeout; 0 means 10s, plenty for a command.
 	SessionTimeout time.Duration
@@ -50,6 +54,17 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		timeout = 10 * time.Second
 	}
 	zo := zkadmin.Options{Servers: zc.Servers, SessionTimeout: timeout, Logger: opts.Logger}
+	if c := opts.Config; c != nil {
+		// As kzadmind and Kafka's brokers: znodes created under
+		// zookeeper.set.acl belong to the digest identity, readable by all
+		// but the sensitive ones.
+		digest, _ := c.Property(config.ZooKeeperDigestKey)
+		if c.ZooKeeper.SetACL && strings.TrimSpace(digest) == "" {
+			return nil, fmt.Errorf("zookeeper.set.acl=true needs %s=user:password in --config-file: "+
+				"the znodes kzadmin creates belong to that identity", config.ZooKeeperDigestKey)
+		}
+		zkacl.ConnectOptions(&zo, c.ZooKeeper.SetACL, digest)
+	}
 	if zc.Chroot != "" {
 		if err := checkChroot(ctx, zo, zc.Chroot); err != nil {
 			return nil, err

@@ -37,6 +37,11 @@ type CreateTopicRequest struct {
 	// DryRun validates, places and checks limits, and returns the ops it
 	// would apply without writing anything.
 	DryRun bool
+	// Admit, when set, is asked once, after every check and before the
+	// write, to take the topic's partitions from the requester's
+	// controller mutation quota (KIP-599); its error refuses the topic.
+	// Dry runs never ask.
+	Admit func(partitions int) error
 }
 
 // CreateTopicResult says what was (or, DryRun, would be) written.

@@ -31,9 +31,12 @@ type pendingTopic struct {
 	written   []byte // the assignment znode's data in ops
 	cfgParent bool   // ops create the config znode, which needs /config/topics
 	// refusedAnyRead: the plan refused the topic for a reason no state of
-	// the cluster would lift (its name, its configs), so a refusal on a
-	// pre-read stands.
+	// the cluster would lift (its name, its configs, its quota), so a
+	// refusal on a pre-read stands.
 	refusedAnyRead bool
+	// admitted: req.Admit took the topic's partitions, which a later
+	// round (after a lost race) must not take again.
+	admitted bool
 }
 
 // CreateTopics creates many topics as CreateTopic creates one, but with one
@@ -277,6 +280,13 @@ func (a *Admin) planCreates(ctx context.Context, c *Cluster, pending []*pendingT
 		name := p.req.Topic
 		var err error
 		p.asg, p.refusedAnyRead, err = a.planNewTopic(c, p.req, limits, plannedNames, planned)
+		if err == nil && p.req.Admit != nil && !p.req.DryRun && !p.admitted {
+			// Kafka takes the quota after every check, just before the write.
+			if err = p.req.Admit(len(p.asg)); err != nil {
+				p.refusedAnyRead = true
+			}
+			p.admitted = err == nil
+		}
 		if err != nil {
 			out[p.idx] = CreateTopicOutcome{Err: err}
 			continue

@@ -23,6 +23,11 @@ type AddPartitionsRequest struct {
 	// the in-flight adding/removing lists are kept either way.
 	AllowDuringReassignment bool
 	DryRun                  bool
+	// Admit, when set, is asked once, after every check and before the
+	// write, to take the new partitions from the requester's controller
+	// mutation quota (KIP-599); its error refuses the request. Dry runs
+	// never ask.
+	Admit func(partitions int) error
 }
 
 // AddPartitionsResult says what was (or would be) written.
@@ -44,6 +49,7 @@ type AddPartitionsResult struct {
 // makes the multi fail, and the request is planned again on fresh data.
 func (a *Admin) AddPartitions(ctx context.Context, req AddPartitionsRequest) (*AddPartitionsResult, error) {
 	out := &AddPartitionsResult{}
+	admitted := false // once, even when a lost race plans again
 	plan := func(ctx context.Context, c *Cluster) ([]Op, error) {
 		t, existing, err := checkAddPartitions(c, req)
 		if err != nil {
@@ -52,6 +58,12 @@ func (a *Admin) AddPartitions(ctx context.Context, req AddPartitionsRequest) (*A
 		added, err := a.placeAdded(c, req, existing)
 		if err != nil {
 			return nil, err
+		}
+		if req.Admit != nil && !req.DryRun && !admitted {
+			if err := req.Admit(len(added)); err != nil {
+				return nil, err
+			}
+			admitted = true
 		}
 		out.Previous, out.Added = int32(len(existing)), added
 		next := t.Assignment

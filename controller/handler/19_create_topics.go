@@ -40,6 +40,11 @@ package handler
 //     as in KRaft, and their partition ids are checked after their lists),
 //     configs, and the partition limits, all before anything
 //     is written. validateOnly writes nothing.
+//  9. Last, just before its write, the topic takes its partitions from
+//     the requester's controller mutation quota (KIP-599,
+//     mutation_quota.go): from v6 a topic finding the bucket below zero
+//     gets THROTTLING_QUOTA_EXCEEDED; older versions are only told the
+//     throttle time. validateOnly takes nothing.
 //
 // Timeout: validateOnly, or nothing created, answers at once. timeout <= 0
 // answers at once with REQUEST_TIMED_OUT for the topics created (they
@@ -105,6 +110,15 @@ func (h *Handlers) createTopics(ctx context.Context, req *wire.Request, r *kmsg.
 	var created []createdTopic
 	lastOf, counts := lastEntries(r.Topics)
 	todo, reqs := h.prechecked(ctx, req, r, v, resp, lastOf, counts)
+	if len(reqs) > 0 && !validateOnly {
+		// KIP-599: each topic takes its partitions from the requester's
+		// quota after its checks, just before its write.
+		q := h.mutationQuota(ctx, req, r.Version, createTopicsStrictFrom)
+		for i := range reqs {
+			reqs[i].Admit = admit(q)
+		}
+		defer func() { resp.ThrottleMillis = max(resp.ThrottleMillis, throttleOf(q)) }()
+	}
 	for k, o := range h.createAll(ctx, reqs) {
 		i := todo[k]
 		t, rt, res := &r.Topics[i], &resp.Topics[i], o.Result

@@ -44,6 +44,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/controller"
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/mutationquota"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -71,7 +72,7 @@ func (h *Handlers) deleteTopics(ctx context.Context, req *wire.Request, r *kmsg.
 			return setAll(kerr.InvalidRequest.Code)
 		}
 	}
-	queued := h.queueDeletions(ctx, req, v, resp.Topics)
+	queued := h.queueDeletions(ctx, req, r.Version, v, resp)
 	if len(queued) == 0 {
 		return resp
 	}
@@ -119,16 +120,29 @@ func deleteEntries(r *kmsg.DeleteTopicsRequest) []kmsg.DeleteTopicsResponseTopic
 // once (steps 4-5 of the file comment). It returns, by entry index, the
 // id of the topic queued for the entries that carry the outcome of a
 // deletion: the first entry naming each topic.
-func (h *Handlers) queueDeletions(ctx context.Context, req *wire.Request, v *View,
-	results []kmsg.DeleteTopicsResponseTopic) map[int]znodes.UUID {
+func (h *Handlers) queueDeletions(ctx context.Context, req *wire.Request, version int16, v *View,
+	resp *kmsg.DeleteTopicsResponse) map[int]znodes.UUID {
+	results := resp.Topics
 	queued := map[int]znodes.UUID{}
 	handled := map[string]bool{} // names handed to Admin
+	// KIP-599: each topic takes its partitions from the requester's quota
+	// before it is queued, as Kafka's ZkAdminManager.deleteTopics does.
+	var q *mutationquota.Quota
+	looked := false
+	defer func() { resp.ThrottleMillis = max(resp.ThrottleMillis, throttleOf(q)) }()
 	for i := range results {
 		t := h.checkDelete(ctx, req, v, &results[i])
 		if t == nil || handled[t.Name] {
 			continue
 		}
 		handled[t.Name] = true
+		if !looked {
+			q, looked = h.mutationQuota(ctx, req, version, deleteTopicsStrictFrom), true
+		}
+		if err := q.Record(len(t.Partitions)); err != nil {
+			results[i].ErrorCode = h.errorOf(err).code
+			continue
+		}
 		if _, err := h.admin.MarkTopicForDeletion(ctx, t.Name, false); err != nil {
 			results[i].ErrorCode = h.errorOf(err).code
 			continue

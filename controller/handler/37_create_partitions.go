@@ -35,6 +35,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/mutationquota"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
@@ -51,6 +52,17 @@ func (h *Handlers) createPartitions(ctx context.Context, req *wire.Request, r *k
 	}
 	var written []added
 	answered := map[string]bool{}
+	// KIP-599: the requester's quota, read when a topic first gets past
+	// its checks; each takes its new partitions from it before its write.
+	var q *mutationquota.Quota
+	looked := false
+	quota := func() *mutationquota.Quota {
+		if !looked && !r.ValidateOnly {
+			q, looked = h.mutationQuota(ctx, req, r.Version, createPartitionsStrictFrom), true
+		}
+		return q
+	}
+	defer func() { resp.ThrottleMillis = max(resp.ThrottleMillis, throttleOf(q)) }()
 	for i := range r.Topics {
 		t := &r.Topics[i]
 		if answered[t.Topic] {
@@ -59,7 +71,7 @@ func (h *Handlers) createPartitions(ctx context.Context, req *wire.Request, r *k
 		answered[t.Topic] = true
 		rt := kmsg.NewCreatePartitionsResponseTopic()
 		rt.Topic = t.Topic
-		e := h.createPartitionsOne(ctx, req, r, v, t, counts[t.Topic])
+		e := h.createPartitionsOne(ctx, req, r, v, t, counts[t.Topic], quota)
 		rt.ErrorCode, rt.ErrorMessage = e.code, e.msg
 		if e.code == 0 && !r.ValidateOnly {
 			written = append(written, added{idx: len(resp.Topics), total: int(t.Count)})
@@ -91,7 +103,7 @@ func (h *Handlers) createPartitions(ctx context.Context, req *wire.Request, r *k
 
 // createPartitionsOne answers one topic (steps 1-6 of the file comment).
 func (h *Handlers) createPartitionsOne(ctx context.Context, req *wire.Request, r *kmsg.CreatePartitionsRequest,
-	v *View, t *kmsg.CreatePartitionsRequestTopic, entries int) apiError {
+	v *View, t *kmsg.CreatePartitionsRequestTopic, entries int, quota func() *mutationquota.Quota) apiError {
 	switch {
 	case !v.Active:
 		return codeOnly(kerr.NotController.Code)
@@ -103,7 +115,7 @@ func (h *Handlers) createPartitionsOne(ctx context.Context, req *wire.Request, r
 	if vt := v.Topic(t.Topic); vt != nil && vt.Deleting {
 		return newAPIError(kerr.InvalidTopicException.Code, "The topic is queued for deletion.")
 	}
-	areq := zkadmin.AddPartitionsRequest{Topic: t.Topic, Total: t.Count, DryRun: r.ValidateOnly}
+	areq := zkadmin.AddPartitionsRequest{Topic: t.Topic, Total: t.Count, DryRun: r.ValidateOnly, Admit: admit(quota())}
 	if t.Assignment != nil {
 		areq.Assignment = make([][]int32, len(t.Assignment))
 		for i, a := range t.Assignment {

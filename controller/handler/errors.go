@@ -78,6 +78,9 @@ func (h *Handlers) errorOf(err error) apiError {
 	if err == nil {
 		return errNone
 	}
+	if e, ok := throttledError(err); ok {
+		return e
+	}
 	var ae *zkadmin.AdminError
 	if errors.As(err, &ae) {
 		code := ae.Code

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/mutationquota"
 )
 
 // Options configure Handlers.
@@ -52,6 +53,11 @@ type Options struct {
 	// Clock is the time tokens are issued, renewed and expired at; nil
 	// means time.Now.
 	Clock func() time.Time
+	// MutationQuotas holds the controller mutation quota's buckets
+	// (KIP-599), shared by every listener's handlers of a node; nil gives
+	// these handlers buckets of their own. The quotas are enforced when
+	// Admin reads them (MutationRates).
+	MutationQuotas *mutationquota.Manager
 }
 
 // Handlers serve the admin APIs. Create them with New and register them
@@ -62,9 +68,11 @@ type Handlers struct {
 	elector   Elector
 	authz     Authorizer
 	acls      ACLAdmin
-	quotas    QuotaAdmin // nil: the client quota APIs are not served
-	scram     ScramAdmin // nil: the SCRAM credential APIs are not served
-	tokens    TokenAdmin // nil: the delegation-token APIs are not served
+	quotas    QuotaAdmin    // nil: the client quota APIs are not served
+	scram     ScramAdmin    // nil: the SCRAM credential APIs are not served
+	tokens    TokenAdmin    // nil: the delegation-token APIs are not served
+	rates     MutationRates // nil: no controller mutation quota
+	mutations *mutationquota.Manager
 	clock     func() time.Time
 	cfg       config.Config
 	nodeID    int32            // the broker answered for (Options.NodeID)
@@ -85,6 +93,11 @@ func New(opts Options) (*Handlers, error) {
 	h.quotas, _ = opts.Admin.(QuotaAdmin)
 	h.scram, _ = opts.Admin.(ScramAdmin)
 	h.tokens, _ = opts.Admin.(TokenAdmin)
+	h.rates, _ = opts.Admin.(MutationRates)
+	h.mutations = opts.MutationQuotas
+	if h.mutations == nil {
+		h.mutations = mutationquota.New(mutationquota.Options{Now: opts.Clock})
+	}
 	h.clock = opts.Clock
 	h.nodeID = opts.Config.NodeID
 	if opts.NodeID != nil && *opts.NodeID != opts.Config.NodeID {

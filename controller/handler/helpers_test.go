@@ -122,6 +122,11 @@ func (f *fakeAdmin) CreateTopic(_ context.Context, req zkadmin.CreateTopicReques
 	if err != nil {
 		return nil, err
 	}
+	if req.Admit != nil && !req.DryRun {
+		if err := req.Admit(len(asg)); err != nil {
+			return nil, err
+		}
+	}
 	f.nextID++
 	res := &zkadmin.CreateTopicResult{TopicID: tid(f.nextID), Assignment: asg}
 	if !req.DryRun && f.onCreate != nil {
@@ -205,6 +210,11 @@ func (f *fakeAdmin) AddPartitions(_ context.Context, req zkadmin.AddPartitionsRe
 	if added == nil {
 		for p := old; p < req.Total; p++ {
 			added = append(added, slices.Clone(t.Partitions[0].Replicas))
+		}
+	}
+	if req.Admit != nil && !req.DryRun {
+		if err := req.Admit(len(added)); err != nil {
+			return nil, err
 		}
 	}
 	if !req.DryRun && f.publish {

@@ -74,6 +74,51 @@ func apiVersionsCase() testCase {
 	}}
 }
 
+// mutationQuotaCase: KIP-599's controller mutation quota, 1 partition/s
+// for every client id (a bucket of 11 each). The broker applies the quota
+// when it reads the change notification, so a probe on a client id of its
+// own grows a topic by 12 partitions at a time until a permissive answer
+// reports a throttle time. Each client id below then starts with a full
+// bucket: a strict mutation that finds tokens left passes and takes the
+// bucket below zero, and the next strict one is refused. Only one refusal
+// per client id is compared: Kafka then mutes the connection until the
+// bucket is back at about zero, where the next answer depends on the
+// millisecond.
+func mutationQuotaCase() testCase {
+	const a, b, c, probe = "mq-a", "mq-b", "mq-c", "mq-probe"
+	everyClient := []quotaPart{qDefault("client-id")}
+	probeGrows := func(e *env) kmsg.Request {
+		r := kmsg.NewPtrCreatePartitionsRequest()
+		r.Version, r.TimeoutMillis = 2, 30000
+		r.Topics = []kmsg.CreatePartitionsRequestTopic{grow(probe, int32(1+12*e.next("mq-probe")))}
+		return r
+	}
+	throttled := func(resp kmsg.Response) error {
+		if r := resp.(*kmsg.CreatePartitionsResponse); r.ThrottleMillis == 0 || len(r.Topics) != 1 || r.Topics[0].ErrorCode != 0 {
+			return fmt.Errorf("no throttle time yet: %+v", r)
+		}
+		return nil
+	}
+	return testCase{name: "controller-mutation-quota", steps: []step{
+		{name: "setup", req: createTopics(4, 30000, false, newTopic(c, 1, 1), newTopic(probe, 1, 1))},
+		{name: "set-quota", req: alterQuotas(1, false, quotaEntry(everyClient, quotaOp{key: "controller_mutation_rate", value: 1}))},
+		{name: "probe-until-throttled", req: probeGrows, until: throttled, client: "mq-probe"},
+		// Creating: v5 is permissive, v6 strict; validateOnly takes nothing.
+		{name: "v5-create-permissive", req: createTopics(5, 30000, false, newTopic(b, 1, 1)), client: "mq-create"},
+		{name: "v6-validate-only", req: createTopics(6, 30000, true, newTopic(a, 30, 1)), client: "mq-create"},
+		{name: "v6-create-takes-the-bucket", req: createTopics(6, 30000, false, newTopic(a, 12, 1)), client: "mq-create"},
+		{name: "v6-create-throttled", req: createTopics(6, 30000, false, newTopic("mq-refused", 1, 1)), client: "mq-create"},
+		// Adding partitions: v3 is strict.
+		{name: "v3-create-partitions-takes-the-bucket", req: createPartitions(3, false, grow(c, 13)), client: "mq-grow"},
+		{name: "v3-create-partitions-throttled", req: createPartitions(3, false, grow(c, 14)), client: "mq-grow"},
+		// Deleting: v5 is strict; each topic takes its partition count.
+		{name: "v5-delete-takes-the-bucket", req: deleteTopics(5, 30000, a), client: "mq-delete"},
+		{name: "v5-delete-throttled", req: deleteTopics(5, 30000, b), client: "mq-delete"},
+		{name: "remove-quota", req: alterQuotas(1, false, quotaEntry(everyClient, quotaOp{key: "controller_mutation_rate", remove: true}))},
+		{name: "cleanup", req: deleteTopics(4, 30000, b, c, probe), cleanup: "removes the case's topics"},
+	}}
+}
+
 // aclsCase: neither run configures an authorizer, so every ACL API
 // answers SECURITY_DISABLED, with Kafka's messages.
 func aclsCase() testCase {
@@ -113,6 +158,7 @@ func allCases() []testCase {
 		quotasCase(),
 		scramCase(),
 		tokensCase(),
+		mutationQuotaCase(),
 	}
 }
 

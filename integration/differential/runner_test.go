@@ -52,6 +52,10 @@ type step struct {
 	// only undoes what an allowed difference left behind, so that later
 	// cases start from the same state in both runs.
 	cleanup string
+	// client, when set, sends the step on a connection of its own with
+	// this client id (quotas are kept per client id); "" is the harness's
+	// own connection, client id kzadmin-differential.
+	client string
 }
 
 // env is what a run's steps know about the run.
@@ -59,6 +63,16 @@ type env struct {
 	run Run
 	// ids are the topic ids this run's answers gave, by topic name.
 	ids map[string][16]byte
+	// sent counts the requests built per step key, for steps whose
+	// request changes from one send to the next.
+	sent map[string]int
+}
+
+// next counts one more request built for key in this run and returns the
+// count (1 for the first).
+func (e *env) next(key string) int {
+	e.sent[key]++
+	return e.sent[key]
 }
 
 // outcome is a step's normalized answer, or why there was none.
@@ -70,8 +84,9 @@ type outcome struct {
 // target sends requests to one node over a raw connection, so that each
 // request goes at exactly the version its case pins.
 type target struct {
-	addr string
-	conn *kafkaconn.Conn
+	addr   string
+	client string // the client id; "" is kzadmin-differential
+	conn   *kafkaconn.Conn
 }
 
 // roundTrip sends req, dialling first if needed. After an error the
@@ -84,7 +99,11 @@ func (tg *target) roundTrip(ctx context.Context, req kmsg.Request) (kmsg.Respons
 		if err != nil {
 			return nil, fmt.Errorf("dial %s: %w", tg.addr, err)
 		}
-		tg.conn = kafkaconn.New(nc, tg.addr, kafkaconn.Config{ClientID: "kzadmin-differential", Timeout: requestTimeout})
+		client := tg.client
+		if client == "" {
+			client = "kzadmin-differential"
+		}
+		tg.conn = kafkaconn.New(nc, tg.addr, kafkaconn.Config{ClientID: client, Timeout: requestTimeout})
 	}
 	resp, err := tg.conn.RoundTrip(ctx, req)
 	if err != nil {
@@ -104,14 +123,24 @@ func (tg *target) close() {
 // normalized outcomes by "case/step". logf reports steps whose condition
 // never held and slow steps.
 func runCases(ctx context.Context, tg *target, run Run, cases []testCase, logf func(string, ...any)) map[string]outcome {
-	defer tg.close()
-	e := &env{run: run, ids: map[string][16]byte{}}
+	targets := map[string]*target{"": tg}
+	defer func() {
+		for _, t := range targets {
+			t.close()
+		}
+	}()
+	e := &env{run: run, ids: map[string][16]byte{}, sent: map[string]int{}}
 	out := make(map[string]outcome)
 	for _, c := range cases {
 		for _, s := range c.steps {
 			key := c.name + "/" + s.name
 			began := time.Now()
-			o, unmet := runStep(ctx, tg, e, s)
+			stg := targets[s.client]
+			if stg == nil {
+				stg = &target{addr: tg.addr, client: s.client}
+				targets[s.client] = stg
+			}
+			o, unmet := runStep(ctx, stg, e, s)
 			if unmet != nil {
 				logf("%s: condition never held, comparing the last answer: %v", key, unmet)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/kzadmin/kzadmin/controller/brokerchan"
 	"github.com/kzadmin/kzadmin/controller/handler"
 	"github.com/kzadmin/kzadmin/controller/wire"
+	"github.com/kzadmin/kzadmin/mutationquota"
 	"github.com/kzadmin/kzadmin/security/acl"
 	"github.com/kzadmin/kzadmin/security/zkacl"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -248,9 +249,12 @@ func (d *Daemon) adminAPIs(authz handler.Authorizer) func(listener string, self 
 	if authz != nil {
 		acls = acl.NewWireAdmin(acl.NewStore(d.zk), d.log.With().Str("component", "acl-api").Logger())
 	}
+	// One set of controller mutation quota buckets per node, as a broker
+	// has (KIP-599).
+	mutations := mutationquota.New(mutationquota.Options{})
 	return func(listener string, self *int32) (*handler.Handlers, error) {
 		return handler.New(handler.Options{
-			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz, ACLs: acls,
+			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz, ACLs: acls, MutationQuotas: mutations,
 			Config: d.conf, ConfigSources: d.sources, NodeID: self, Listener: listener,
 			Logger: d.log.With().Str("component", "api").Str("listener", listener).Logger(),
 		})

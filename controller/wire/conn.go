@@ -37,6 +37,7 @@ type conn struct {
 	idle bool
 
 	closeOnce sync.Once
+	closed    chan struct{} // closed by close
 }
 
 func (s *Server) newConn(nc net.Conn) *conn {
@@ -44,19 +45,23 @@ func (s *Server) newConn(nc net.Conn) *conn {
 		nc = tls.Server(nc, s.tls) // no I/O until the handshake
 	}
 	return &conn{
-		srv:  s,
-		nc:   nc,
-		br:   bufio.NewReaderSize(nc, readBufferSize),
-		log:  s.log.With().Str("remote", nc.RemoteAddr().String()).Logger(),
-		ctx:  withClientAddr(s.baseCtx, nc.RemoteAddr()),
-		idle: true,
+		srv:    s,
+		nc:     nc,
+		br:     bufio.NewReaderSize(nc, readBufferSize),
+		log:    s.log.With().Str("remote", nc.RemoteAddr().String()).Logger(),
+		ctx:    withClientAddr(s.baseCtx, nc.RemoteAddr()),
+		idle:   true,
+		closed: make(chan struct{}),
 	}
 }
 
 // close closes the socket once; it is safe from any goroutine and unblocks
 // a read or write in progress.
 func (c *conn) close() {
-	c.closeOnce.Do(func() { _ = c.nc.Close() })
+	c.closeOnce.Do(func() {
+		_ = c.nc.Close()
+		close(c.closed)
+	})
 }
 
 // serveConn is the connection's goroutine: read a request, answer it, and
@@ -91,7 +96,7 @@ func (s *Server) serveConn(c *conn) {
 			c.logReadError(err, "read request")
 			return
 		}
-		out, ok := s.process(c, frame)
+		out, mute, ok := s.process(c, frame)
 		if !ok {
 			return
 		}
@@ -105,6 +110,24 @@ func (s *Server) serveConn(c *conn) {
 			c.log.Debug().Msg("closing connection: server shutting down")
 			return
 		}
+		if mute > 0 && !c.muteFor(mute) {
+			return
+		}
+	}
+}
+
+// muteFor reads nothing from the connection for d, as Kafka mutes a
+// throttled client's channel; false means the connection was closed
+// meanwhile (Shutdown closes it, since it is idle).
+func (c *conn) muteFor(d time.Duration) bool {
+	c.log.Debug().Dur("throttle", d).Msg("connection muted for the response's throttle time")
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-c.closed:
+		return false
 	}
 }
 

@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -11,56 +12,79 @@ import (
 // process turns one request frame into the bytes of its response. It
 // returns ok=false when the connection must close instead (the reason is
 // logged here), and out=nil with ok=true when the handler chose not to
-// answer.
-func (s *Server) process(c *conn, frame []byte) (out []byte, ok bool) {
+// answer. mute is the response's throttle time: the connection reads no
+// further request until it has passed (mutedFor).
+func (s *Server) process(c *conn, frame []byte) (out []byte, mute time.Duration, ok bool) {
+	out, resp, ok := s.processResponse(c, frame)
+	return out, mutedFor(resp), ok
+}
+
+// processResponse is process, also returning the handler's response (nil
+// for those answered by the server itself).
+func (s *Server) processResponse(c *conn, frame []byte) (out []byte, resp kmsg.Response, ok bool) {
 	h, rest, err := parseHeaderStart(frame)
 	if err != nil {
 		c.log.Info().Err(err).Int("size", len(frame)).Msg("closing connection: bad request")
-		return nil, false
+		return nil, nil, false
 	}
 	if h.key == apiVersionsKey {
-		return s.serveApiVersions(c, h, rest)
+		out, ok := s.serveApiVersions(c, h, rest)
+		return out, nil, ok
 	}
 	route, found := s.mux.lookup(h.key)
 	if !found && s.sasl != nil && (h.key == saslHandshakeKey || h.key == saslAuthenticateKey) {
-		return s.serveSASLAfterAuth(c, h, rest)
+		out, ok := s.serveSASLAfterAuth(c, h, rest)
+		return out, nil, ok
 	}
 	if !found || !route.Contains(h.version) {
 		// Kafka's SocketServer closes the connection without an answer
 		// ("Received request api key ... which is not enabled").
 		withHeader(c.log.Info(), h).Bool("key_registered", found).
 			Msg("closing connection: unsupported api key or version")
-		return nil, false
+		return nil, nil, false
 	}
 	req, flexible, err := decodeRequest(route, &h, rest)
 	if err != nil {
 		withHeader(c.log.Info(), h).Err(err).Msg("closing connection: undecodable request")
-		return nil, false
+		return nil, nil, false
 	}
 	req.RemoteAddr = c.nc.RemoteAddr()
 	req.Principal = c.principal
 	req.Protocol, req.TokenAuthenticated = s.protocol(), c.tokenAuth
 
-	resp, err := route.Handler.Handle(c.ctx, req)
+	resp, err = route.Handler.Handle(c.ctx, req)
 	if err != nil {
 		withHeader(c.log.Warn(), h).Str("client_id", req.ClientID).Err(err).
 			Msg("closing connection: handler failed")
-		return nil, false
+		return nil, nil, false
 	}
 	if resp == nil {
 		withHeader(c.log.Debug(), h).Msg("request served without a response")
-		return nil, true
+		return nil, nil, true
 	}
 	if resp.Key() != h.key {
 		withHeader(c.log.Error(), h).Int16("response_key", resp.Key()).
 			Msg("closing connection: handler answered with the wrong api key")
-		return nil, false
+		return nil, nil, false
 	}
 	// The response must be encoded at the request's version; setting it
 	// here spares every handler that line and its bug.
 	resp.SetVersion(h.version)
 	withHeader(c.log.Debug(), h).Str("client_id", req.ClientID).Msg("request served")
-	return appendResponse(nil, h.correlationID, flexible, resp), true
+	return appendResponse(nil, h.correlationID, flexible, resp), resp, true
+}
+
+// mutedFor is how long the connection stays muted after resp: its
+// throttle time. Kafka mutes a connection whose response was throttled (a
+// quota, here the controller mutation quota), so that a client that does
+// not wait the throttle time itself (KIP-219) is slowed down anyway.
+func mutedFor(resp kmsg.Response) time.Duration {
+	t, ok := resp.(kmsg.ThrottleResponse)
+	if !ok {
+		return 0
+	}
+	ms, _ := t.Throttle()
+	return time.Duration(max(ms, 0)) * time.Millisecond
 }
 
 // decodeRequest parses the rest of the header and the body of a request

@@ -168,6 +168,13 @@ type Config struct {
 	DelegationTokenExpiryTime          time.Duration
 	DelegationTokenExpiryCheckInterval time.Duration
 
+	// ControllerQuotaWindowNum (controller.quota.window.num) and
+	// ControllerQuotaWindowSize (controller.quota.window.size.seconds)
+	// size the controller mutation quota's buckets (KIP-599): rate ×
+	// num × size seconds partitions.
+	ControllerQuotaWindowNum  int32
+	ControllerQuotaWindowSize time.Duration
+
 	// HTTPListen (kzadmin.http.listen) is the host:port of the HTTP server
 	// for metrics, health and the status page. Empty disables it.
 	HTTPListen string
@@ -250,6 +257,8 @@ func Default() Config {
 		DelegationTokenMaxLifetime:         7 * 24 * time.Hour,
 		DelegationTokenExpiryTime:          24 * time.Hour,
 		DelegationTokenExpiryCheckInterval: time.Hour,
+		ControllerQuotaWindowNum:           11,
+		ControllerQuotaWindowSize:          time.Second,
 		HTTPListen:                         "127.0.0.1:9644",
 		LogLevel:                           "info",
 		LogFormat:                          "json",

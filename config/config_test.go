@@ -68,6 +68,8 @@ func TestDefaults(t *testing.T) {
 		"delegation.token.max.lifetime.ms":          "604800000",
 		"delegation.token.expiry.time.ms":           "86400000",
 		"delegation.token.expiry.check.interval.ms": "3600000",
+		"controller.quota.window.num":               "11",
+		"controller.quota.window.size.seconds":      "1",
 		DelegationTokenSecretKey:                    "",
 		DelegationTokenMasterKey:                    "",
 	}

@@ -153,6 +153,7 @@ func keySpecs() []keySpec {
 	specs = append(specs, listenerKeys()...)
 	specs = append(specs, securityKeys()...)
 	specs = append(specs, tokenKeys()...)
+	specs = append(specs, quotaKeys()...)
 	specs = append(specs, topicKeys()...)
 	specs = append(specs, leaderKeys()...)
 	specs = append(specs, serviceKeys()...)

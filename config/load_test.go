@@ -126,6 +126,8 @@ func TestParseEveryKey(t *testing.T) {
 		{"delegation.token.max.lifetime.ms", "1000", "1000"},
 		{"delegation.token.expiry.time.ms", "500", "500"},
 		{"delegation.token.expiry.check.interval.ms", "250", "250"},
+		{"controller.quota.window.num", "5", "5"},
+		{"controller.quota.window.size.seconds", "2", "2"},
 	}
 	covered := map[string]bool{}
 	for _, tt := range tests {

@@ -56,6 +56,8 @@ func nonDefault() Config {
 		DelegationTokenMaxLifetime:         2 * time.Hour,
 		DelegationTokenExpiryTime:          time.Hour,
 		DelegationTokenExpiryCheckInterval: time.Minute,
+		ControllerQuotaWindowNum:           7,
+		ControllerQuotaWindowSize:          3 * time.Second,
 		HTTPListen:                         "0.0.0.0:9700",
 		LogLevel:                           "debug",
 		LogFormat:                          "console",

@@ -251,7 +251,8 @@ func (d *Daemon) adminAPIs(authz handler.Authorizer) func(listener string, self 
 	}
 	// One set of controller mutation quota buckets per node, as a broker
 	// has (KIP-599).
-	mutations := mutationquota.New(mutationquota.Options{})
+	mutations := mutationquota.New(mutationquota.Options{Samples: int(d.conf.ControllerQuotaWindowNum),
+		Window: d.conf.ControllerQuotaWindowSize})
 	return func(listener string, self *int32) (*handler.Handlers, error) {
 		return handler.New(handler.Options{
 			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz, ACLs: acls, MutationQuotas: mutations,

@@ -163,3 +163,11 @@ func listenerNames(ls []Listener) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// ProtocolLayers says what a security protocol (any case) puts under the
+// Kafka protocol: TLS, SASL, both or neither; ok is false for a name Kafka
+// does not know.
+func ProtocolLayers(protocol string) (useTLS, useSASL, ok bool) {
+	p, ok := parseSecurityProtocol(protocol)
+	return p == ProtocolSSL || p == ProtocolSASLSSL, p == ProtocolSASLPlaintext || p == ProtocolSASLSSL, ok
+}

@@ -106,3 +106,22 @@ func TestDefaultSecurityProtocolMapIsKafkas(t *testing.T) {
 		t.Error("DefaultSecurityProtocolMap shares its map")
 	}
 }
+
+func TestProtocolLayers(t *testing.T) {
+	for _, tc := range []struct {
+		protocol      string
+		tls, sasl, ok bool
+	}{
+		{"PLAINTEXT", false, false, true},
+		{"ssl", true, false, true},
+		{" SASL_PLAINTEXT ", false, true, true},
+		{"Sasl_Ssl", true, true, true},
+		{"TLS", false, false, false},
+		{"", false, false, false},
+	} {
+		tls, sasl, ok := ProtocolLayers(tc.protocol)
+		if tls != tc.tls || sasl != tc.sasl || ok != tc.ok {
+			t.Errorf("%q: got %v %v %v", tc.protocol, tls, sasl, ok)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/security/tlsconf"
 )
@@ -57,16 +58,8 @@ type ClientOptions struct {
 // Each key may be prefixed with listener.name.<listener>. as in Kafka.
 // PLAINTEXT gives a plain TCP dialer.
 func NewClientDialer(o ClientOptions) (DialFunc, error) {
-	var useTLS, useSASL bool
-	switch strings.ToUpper(o.Protocol) {
-	case "PLAINTEXT":
-	case "SSL":
-		useTLS = true
-	case "SASL_PLAINTEXT":
-		useSASL = true
-	case "SASL_SSL":
-		useTLS, useSASL = true, true
-	default:
+	useTLS, useSASL, known := config.ProtocolLayers(o.Protocol)
+	if !known {
 		return nil, fmt.Errorf("controller-to-broker listener %s: unknown security protocol %q", o.Listener, o.Protocol)
 	}
 	var tcfg *tls.Config

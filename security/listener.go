@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/security/scram"
@@ -58,17 +59,8 @@ func (l Listener) Apply(cfg *wire.Config) {
 // NewListener builds a listener's security from the properties.
 func NewListener(o ListenerOptions) (Listener, error) {
 	var l Listener
-	proto := strings.ToUpper(o.Protocol)
-	useTLS, useSASL := false, false
-	switch proto {
-	case "PLAINTEXT":
-	case "SSL":
-		useTLS = true
-	case "SASL_PLAINTEXT":
-		useSASL = true
-	case "SASL_SSL":
-		useTLS, useSASL = true, true
-	default:
+	useTLS, useSASL, known := config.ProtocolLayers(o.Protocol)
+	if !known {
 		return l, fmt.Errorf("listener %s: unknown security protocol %q", o.Name, o.Protocol)
 	}
 	if useTLS {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/security/tlsconf"
 )
@@ -55,16 +56,8 @@ func AdminClientSettings(props func(key string) (string, bool)) (AdminClient, er
 	if ac.Protocol == "" {
 		ac.Protocol = "PLAINTEXT"
 	}
-	var useTLS, useSASL bool
-	switch ac.Protocol {
-	case "PLAINTEXT":
-	case "SSL":
-		useTLS = true
-	case "SASL_PLAINTEXT":
-		useSASL = true
-	case "SASL_SSL":
-		useTLS, useSASL = true, true
-	default:
+	useTLS, useSASL, known := config.ProtocolLayers(ac.Protocol)
+	if !known {
 		return AdminClient{}, fmt.Errorf("security.protocol %q: must be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL", ac.Protocol)
 	}
 	if useTLS {

@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -108,7 +109,14 @@ type Manager struct {
 
 	mu      sync.Mutex
 	buckets map[string]*bucket
+
+	// For metrics: partitions taken from buckets, and strict refusals.
+	taken, refused atomic.Int64
 }
+
+// Counts returns the partitions taken from buckets and the mutations
+// refused, since the Manager was made.
+func (m *Manager) Counts() (taken, refused int64) { return m.taken.Load(), m.refused.Load() }
 
 // New returns a Manager with no buckets (each starts full).
 func New(o Options) *Manager {
@@ -207,8 +215,10 @@ func (q *Quota) Record(permits int) error {
 	b := m.refilled(q.limit, now)
 	if q.strict && b.tokens < 0 {
 		q.violated(b.tokens, now)
+		m.refused.Add(1)
 		return &ThrottledError{ThrottleMillis: q.ThrottleMillis()}
 	}
+	m.taken.Add(int64(permits))
 	b.tokens = math.Min(m.burst(q.limit.Rate), b.tokens-float64(permits))
 	if !q.strict && b.tokens < 0 {
 		q.violated(b.tokens, now)

@@ -120,6 +120,9 @@ func TestStrictQuota(t *testing.T) {
 	if err := m.For(Limit{Rate: 2, Bucket: "other"}, true, true).Record(22); err != nil {
 		t.Fatal(err)
 	}
+	if taken, refused := m.Counts(); taken != 30+5+22+1+22 || refused != 3 {
+		t.Fatalf("counts %d taken, %d refused", taken, refused)
+	}
 }
 
 func TestPermissiveQuota(t *testing.T) {

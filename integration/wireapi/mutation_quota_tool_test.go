@@ -94,4 +94,20 @@ func TestJavaToolsUnderMutationQuota(t *testing.T) {
 	if ok, _, err := zkc.Exists(ctx, znodes.TopicPath("mq-refused")); err != nil || ok {
 		t.Fatalf("the refused topic exists: %v %v", ok, err)
 	}
+	// The metrics count kadm's refusal and at least the tool's first, and
+	// the 211 partitions created under the quota.
+	families, err := d.Metrics().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	counters := map[string]float64{}
+	for _, f := range families {
+		if len(f.GetMetric()) == 1 && f.GetMetric()[0].GetCounter() != nil {
+			counters[f.GetName()] = f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	if counters["kzadmin_controller_mutation_throttled_total"] < 2 || counters["kzadmin_controller_mutation_partitions_total"] != 211 {
+		t.Fatalf("metrics: throttled %v, partitions %v", counters["kzadmin_controller_mutation_throttled_total"],
+			counters["kzadmin_controller_mutation_partitions_total"])
+	}
 }

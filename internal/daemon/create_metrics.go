@@ -3,6 +3,7 @@ package daemon
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/kzadmin/kzadmin/mutationquota"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
@@ -49,4 +50,25 @@ func (m *createRoundMetrics) observe(t zkadmin.CreateRoundTiming) {
 		read = "preread"
 	}
 	m.preread.WithLabelValues(read).Inc()
+}
+
+// registerMutationQuotaMetrics exports what the controller mutation quota
+// (KIP-599) let through and refused, so that an operator sees a quota
+// at work without reading client errors.
+func registerMutationQuotaMetrics(reg prometheus.Registerer, m *mutationquota.Manager) error {
+	for _, c := range []prometheus.Collector{
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: "kzadmin", Subsystem: "controller_mutation", Name: "partitions_total",
+			Help: "Partitions created, added or deleted under a controller_mutation_rate quota.",
+		}, func() float64 { taken, _ := m.Counts(); return float64(taken) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Namespace: "kzadmin", Subsystem: "controller_mutation", Name: "throttled_total",
+			Help: "Topics refused with THROTTLING_QUOTA_EXCEEDED by a controller_mutation_rate quota.",
+		}, func() float64 { _, refused := m.Counts(); return float64(refused) }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }

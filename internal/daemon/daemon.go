@@ -253,6 +253,9 @@ func (d *Daemon) adminAPIs(authz handler.Authorizer) func(listener string, self 
 	// has (KIP-599).
 	mutations := mutationquota.New(mutationquota.Options{Samples: int(d.conf.ControllerQuotaWindowNum),
 		Window: d.conf.ControllerQuotaWindowSize})
+	if err := registerMutationQuotaMetrics(d.metrics, mutations); err != nil {
+		d.log.Warn().Err(err).Msg("controller mutation quota metrics not registered")
+	}
 	return func(listener string, self *int32) (*handler.Handlers, error) {
 		return handler.New(handler.Options{
 			Cluster: view, Admin: admin, Elector: d.ctrl, Authorizer: authz, ACLs: acls, MutationQuotas: mutations,

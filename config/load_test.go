@@ -101,6 +101,8 @@ func TestParseEveryKey(t *testing.T) {
 		{"ssl.keystore.key", "-----BEGIN PRIVATE KEY-----", "-----BEGIN PRIVATE KEY-----"},
 		{"ssl.keystore.certificate.chain", "-----BEGIN CERTIFICATE-----", "-----BEGIN CERTIFICATE-----"},
 		{"ssl.key.password", "pw", "pw"},
+		{"ssl.keystore.password", "kpw", "kpw"},
+		{"ssl.truststore.password", "tpw", "tpw"},
 		{"ssl.truststore.type", "pem", "pem"},
 		{"ssl.truststore.location", "/etc/kzadmin/ca.pem", "/etc/kzadmin/ca.pem"},
 		{"ssl.truststore.certificates", "-----BEGIN CERTIFICATE-----", "-----BEGIN CERTIFICATE-----"},

@@ -67,6 +67,8 @@ func nonDefault() Config {
 			"ssl.keystore.key":                          "KEY",
 			"ssl.keystore.certificate.chain":            "CHAIN",
 			"ssl.key.password":                          "pw",
+			"ssl.keystore.password":                     "kpw",
+			"ssl.truststore.password":                   "tpw",
 			"ssl.truststore.type":                       "PEM",
 			"ssl.truststore.location":                   "/etc/kzadmin/ca.pem",
 			"ssl.truststore.certificates":               "CAS",

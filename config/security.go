@@ -181,13 +181,17 @@ func securityKeyType(name string) string {
 // reading files.
 func securityKeys() []keySpec {
 	return []keySpec{
-		propKey("ssl.keystore.type", "Keystore format: PEM only.", oneOf("PEM")),
-		propKey("ssl.keystore.location", "PEM file with the listener's private key (PKCS#8, unencrypted) and certificate chain.", nil),
+		propKey("ssl.keystore.type", "Keystore format: PEM (the default here), PKCS12 or JKS.", oneOf("PEM", "PKCS12", "JKS")),
+		propKey("ssl.keystore.location", "The listener's private key and certificate chain: a PEM file (the key PKCS#8, unencrypted), "+
+			"or a PKCS12 or JKS store holding one private key.", nil),
+		propKey("ssl.keystore.password", "Password of a PKCS12 or JKS keystore.", nil),
 		propKey("ssl.keystore.key", "The listener's private key, PEM, inline.", nil),
 		propKey("ssl.keystore.certificate.chain", "The listener's certificate chain, PEM, inline.", nil),
-		propKey("ssl.key.password", "Password of the private key (encrypted keys are not supported; leave unset).", nil),
-		propKey("ssl.truststore.type", "Truststore format: PEM only.", oneOf("PEM")),
-		propKey("ssl.truststore.location", "PEM file with the CA certificates trusted for client certificates.", nil),
+		propKey("ssl.key.password", "Password of a JKS store's private key when it differs from the store's "+
+			"(encrypted PEM keys are not supported).", nil),
+		propKey("ssl.truststore.type", "Truststore format: PEM (the default here), PKCS12 or JKS.", oneOf("PEM", "PKCS12", "JKS")),
+		propKey("ssl.truststore.location", "The CA certificates trusted for client certificates: a PEM file, or a PKCS12 or JKS store.", nil),
+		propKey("ssl.truststore.password", "Password of a PKCS12 or JKS truststore.", nil),
 		propKey("ssl.truststore.certificates", "CA certificates trusted for client certificates, PEM, inline.", nil),
 		propKey("ssl.client.auth", "Client certificates: none, requested or required (SASL_SSL: listener-prefixed key only).",
 			oneOf("none", "requested", "required")),

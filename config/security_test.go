@@ -93,8 +93,8 @@ func TestSecurityListenersLoad(t *testing.T) {
 		},
 		{
 			name:  "keystore type",
-			lines: []string{"ssl.keystore.type=JKS"},
-			err:   `ssl.keystore.type="JKS": must be one of PEM`,
+			lines: []string{"ssl.keystore.type=BCFKS"},
+			err:   `ssl.keystore.type="BCFKS": must be one of PEM, PKCS12, JKS`,
 		},
 	}
 	for _, tt := range tests {

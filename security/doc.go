@@ -15,10 +15,12 @@
 // plain key, as in Kafka.
 //
 //	security protocol      from listener.security.protocol.map (the caller's)
-//	ssl.keystore.type      PEM only
-//	ssl.keystore.location  PEM file: private key (PKCS#8, unencrypted) and chain
+//	ssl.keystore.type      PEM (unset), PKCS12 or JKS
+//	ssl.keystore.location  PEM file: private key (PKCS#8, unencrypted) and chain; or a
+//	                       PKCS12/JKS store with one private key (ssl.keystore.password,
+//	                       ssl.key.password for a JKS key's own password)
 //	ssl.keystore.key, ssl.keystore.certificate.chain   the same, inline
-//	ssl.truststore.type    PEM only
+//	ssl.truststore.type    PEM (unset), PKCS12 or JKS (ssl.truststore.password)
 //	ssl.truststore.location, ssl.truststore.certificates  CA certificates
 //	ssl.client.auth        none | requested | required (SASL_SSL: prefixed key only)
 //	ssl.enabled.protocols, ssl.cipher.suites, ssl.principal.mapping.rules

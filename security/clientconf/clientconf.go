@@ -31,10 +31,10 @@ type AdminClient struct {
 // --command-config, as the Java AdminClient does:
 //
 //	security.protocol   PLAINTEXT (the default), SSL, SASL_PLAINTEXT, SASL_SSL
-//	ssl.truststore.*    the CAs that verify the brokers (PEM); none means the
-//	                    system's
+//	ssl.truststore.*    the CAs that verify the brokers (PEM, PKCS12 or JKS);
+//	                    none means the system's
 //	ssl.keystore.*      a client certificate, when the listener asks for one
-//	                    (PEM)
+//	                    (PEM, PKCS12 or JKS)
 //	ssl.endpoint.identification.algorithm
 //	                    https (the default) checks the broker's host name;
 //	                    empty does not

@@ -14,24 +14,30 @@ import (
 
 // Settings are a listener's ssl.* settings, by Kafka's names.
 type Settings struct {
-	// KeystoreType is ssl.keystore.type; only PEM (or empty, meaning PEM
-	// here although Kafka's default is JKS) is supported.
+	// KeystoreType is ssl.keystore.type: PEM (or empty, meaning PEM here
+	// although Kafka's default is JKS), PKCS12 or JKS.
 	KeystoreType string
 	// KeystoreLocation is ssl.keystore.location: a PEM file with the
-	// private key and the certificate chain, leaf first.
+	// private key and the certificate chain, leaf first, or a PKCS12 or
+	// JKS store holding one private key, opened with KeystorePassword
+	// (ssl.keystore.password).
 	KeystoreLocation string
+	KeystorePassword string
 	// KeystoreKey and KeystoreCertificateChain are ssl.keystore.key and
 	// ssl.keystore.certificate.chain: the same PEM, inline.
 	KeystoreKey              string
 	KeystoreCertificateChain string
-	// KeyPassword is ssl.key.password. Encrypted keys are not supported,
-	// so it only matters that an encrypted key is reported as such.
+	// KeyPassword is ssl.key.password: a JKS key's own password (the
+	// store's when empty). Encrypted PEM keys are not supported.
 	KeyPassword string
 	// TruststoreType, TruststoreLocation and TruststoreCertificates are
-	// ssl.truststore.type (PEM), ssl.truststore.location (a PEM file of
-	// CA certificates) and ssl.truststore.certificates (inline).
+	// ssl.truststore.type (PEM, PKCS12 or JKS), ssl.truststore.location
+	// (a file of CA certificates, opened with TruststorePassword,
+	// ssl.truststore.password, unless PEM) and ssl.truststore.certificates
+	// (PEM, inline).
 	TruststoreType         string
 	TruststoreLocation     string
+	TruststorePassword     string
 	TruststoreCertificates string
 	// ClientAuth is ssl.client.auth: none (default), requested or
 	// required.
@@ -100,16 +106,21 @@ func Principal(st tls.ConnectionState, rules MappingRules) (wire.Principal, erro
 	return wire.Principal{Type: "User", Name: name}, nil
 }
 
-func checkPEMType(key, typ string) error {
-	if typ != "" && !strings.EqualFold(typ, "PEM") {
-		return fmt.Errorf("%s=%s is not supported: use PEM (e.g. openssl pkcs12 -in store.p12 -nodes, or keytool -importkeystore to PKCS12 first)", key, typ)
-	}
-	return nil
-}
-
 func (s Settings) certificate() (tls.Certificate, error) {
-	if err := checkPEMType("ssl.keystore.type", s.KeystoreType); err != nil {
+	format, err := storeFormat("ssl.keystore.type", s.KeystoreType)
+	if err != nil {
 		return tls.Certificate{}, err
+	}
+	if format != formatPEM {
+		if s.KeystoreLocation == "" || s.KeystoreKey != "" || s.KeystoreCertificateChain != "" {
+			return tls.Certificate{}, fmt.Errorf("ssl.keystore.type=%s needs ssl.keystore.location (ssl.keystore.key and "+
+				"ssl.keystore.certificate.chain are PEM only)", format)
+		}
+		data, err := os.ReadFile(s.KeystoreLocation)
+		if err != nil {
+			return tls.Certificate{}, fmt.Errorf("ssl.keystore.location: %w", err)
+		}
+		return binaryKeystore(format, data, s.KeystorePassword, s.KeyPassword)
 	}
 	var certPEM, keyPEM []byte
 	switch {
@@ -166,8 +177,27 @@ func hasEncryptedHeader(b []byte) bool {
 
 // trustPool returns the CA pool, or nil when no truststore is set.
 func (s Settings) trustPool() (*x509.CertPool, error) {
-	if err := checkPEMType("ssl.truststore.type", s.TruststoreType); err != nil {
+	format, err := storeFormat("ssl.truststore.type", s.TruststoreType)
+	if err != nil {
 		return nil, err
+	}
+	if format != formatPEM {
+		if s.TruststoreLocation == "" || s.TruststoreCertificates != "" {
+			return nil, fmt.Errorf("ssl.truststore.type=%s needs ssl.truststore.location (ssl.truststore.certificates is PEM only)", format)
+		}
+		data, err := os.ReadFile(s.TruststoreLocation)
+		if err != nil {
+			return nil, fmt.Errorf("ssl.truststore.location: %w", err)
+		}
+		certs, err := binaryTruststore(format, data, s.TruststorePassword)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		for _, c := range certs {
+			pool.AddCert(c)
+		}
+		return pool, nil
 	}
 	var data []byte
 	switch {

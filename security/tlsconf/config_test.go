@@ -74,8 +74,9 @@ func TestServerConfigErrors(t *testing.T) {
 	encrypted := string(pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: []byte{1}}))
 	ok := Settings{KeystoreLocation: p.keystore}
 	for want, s := range map[string]Settings{
-		"not supported: use PEM":   {KeystoreType: "JKS", KeystoreLocation: p.keystore},
-		"truststore.type=PKCS12":   {KeystoreLocation: p.keystore, TruststoreType: "PKCS12", TruststoreLocation: p.truststore},
+		"use PEM, PKCS12 or JKS":   {KeystoreType: "BCFKS", KeystoreLocation: p.keystore},
+		"ssl.keystore (JKS)":       {KeystoreType: "JKS", KeystoreLocation: p.keystore}, // a PEM file
+		"ssl.truststore (PKCS12)":  {KeystoreLocation: p.keystore, TruststoreType: "PKCS12", TruststoreLocation: p.truststore},
 		"needs ssl.keystore":       {},
 		"not both":                 {KeystoreLocation: p.keystore, KeystoreKey: "x"},
 		"no such file":             {KeystoreLocation: p.keystore + ".missing"},

@@ -27,11 +27,13 @@ func SettingsFromProperties(get Getter, listener string, saslSSL bool) Settings 
 	s := Settings{
 		KeystoreType:             v("ssl.keystore.type"),
 		KeystoreLocation:         v("ssl.keystore.location"),
+		KeystorePassword:         v("ssl.keystore.password"),
 		KeystoreKey:              v("ssl.keystore.key"),
 		KeystoreCertificateChain: v("ssl.keystore.certificate.chain"),
 		KeyPassword:              v("ssl.key.password"),
 		TruststoreType:           v("ssl.truststore.type"),
 		TruststoreLocation:       v("ssl.truststore.location"),
+		TruststorePassword:       v("ssl.truststore.password"),
 		TruststoreCertificates:   v("ssl.truststore.certificates"),
 		ClientAuth:               v("ssl.client.auth"),
 		EnabledProtocols:         List(v("ssl.enabled.protocols")),

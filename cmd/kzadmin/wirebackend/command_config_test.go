@@ -45,14 +45,25 @@ func TestCommandConfigSecurity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// kzadmind's own keystore as Java's keytool makes them (PKCS12), and
+	// the operator's in the other binary format (JKS).
+	serverP12, err := ca.WriteBinaryStores(dir, "kzadmind-p12", testpki.Options{}, "PKCS12", "server-pw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clientJKS, err := ca.WriteBinaryStores(dir, "operator-jks", testpki.Options{Subject: pkix.Name{CommonName: "operator"}}, "JKS", "changeit")
+	if err != nil {
+		t.Fatal(err)
+	}
 	conf := devConfig()
 	conf.HTTPListen = ""
 	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1"}, {Name: "SASL_SSL", Host: "127.0.0.1"},
 		{Name: "SSL", Host: "127.0.0.1"}}
 	conf.Props = map[string]string{
 		"sasl.enabled.mechanisms":                   "SCRAM-SHA-512",
-		"ssl.keystore.type":                         "PEM",
-		"ssl.keystore.location":                     server.Keystore,
+		"ssl.keystore.type":                         "PKCS12",
+		"ssl.keystore.location":                     serverP12.Keystore,
+		"ssl.keystore.password":                     "server-pw",
 		"ssl.truststore.type":                       "PEM",
 		"ssl.truststore.location":                   server.Truststore,
 		"listener.name.ssl.ssl.client.auth":         "required",
@@ -107,6 +118,15 @@ func TestCommandConfigSecurity(t *testing.T) {
 			"ssl.keystore.type=PEM", "ssl.keystore.location="+client.Keystore)
 		want(t, kz(ssl, props, "topics", "describe", "--topic", "cc-secure"), 0, "cc-secure")
 	})
+	t.Run("SSL with JKS stores", func(t *testing.T) {
+		props := writeProps(t, "security.protocol=SSL", "ssl.truststore.type=JKS", "ssl.truststore.location="+clientJKS.Truststore,
+			"ssl.truststore.password=changeit", "ssl.keystore.type=JKS", "ssl.keystore.location="+clientJKS.Keystore,
+			"ssl.keystore.password=changeit")
+		want(t, kz(ssl, props, "topics", "describe", "--topic", "cc-secure"), 0, "cc-secure")
+		wrong := writeProps(t, "security.protocol=SSL", "ssl.truststore.type=JKS", "ssl.truststore.location="+clientJKS.Truststore,
+			"ssl.truststore.password=wrong")
+		want(t, kz(ssl, wrong, "topics", "list"), 2, "ssl.truststore (JKS)")
+	})
 	t.Run("SSL without the certificate the listener requires", func(t *testing.T) {
 		props := writeProps(t, "security.protocol=SSL", "ssl.truststore.location="+client.Truststore)
 		want(t, kz(ssl, props, "topics", "list", "--timeout", "10s"), 1, "certificate required")
@@ -120,7 +140,7 @@ func TestCommandConfigSecurity(t *testing.T) {
 				`SASL mechanism "GSSAPI" is not supported`},
 			{[]string{"security.protocol=SASL_PLAINTEXT"}, "sasl.mechanism is not set"},
 			{[]string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN"}, "needs sasl.jaas.config"},
-			{[]string{"security.protocol=SSL", "ssl.truststore.type=JKS", "ssl.truststore.location=/nonexistent"}, "ssl.truststore.type"},
+			{[]string{"security.protocol=SSL", "ssl.truststore.type=BCFKS", "ssl.truststore.location=/nonexistent"}, "ssl.truststore.type"},
 			{[]string{"security.protocol=TLS"}, `security.protocol "TLS"`},
 			{[]string{"security.protocol=SSL", "ssl.endpoint.identification.algorithm=ldap"}, "ssl.endpoint.identification.algorithm"},
 		} {

@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"io"
 	"net"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -108,6 +110,57 @@ func TestBinaryStores(t *testing.T) {
 			} {
 				if _, err := bad.s.ServerConfig(); err == nil || !strings.Contains(err.Error(), bad.want) {
 					t.Errorf("%+v: got %v, want an error containing %q", bad.s, err, bad.want)
+				}
+			}
+		})
+	}
+}
+
+// TestKeytoolStores reads stores made by Java's own keytool, the tool
+// Kafka's operators make them with: a JKS and a PKCS12 keystore holding a
+// self-signed key, and truststores holding its certificate; a listener
+// serves with each keystore and a client trusts it through each
+// truststore. The JKS key has a password of its own (ssl.key.password).
+func TestKeytoolStores(t *testing.T) {
+	keytool, err := exec.LookPath("keytool")
+	if err != nil {
+		t.Skip("keytool (Java) is not installed")
+	}
+	for _, format := range []string{"JKS", "PKCS12"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			ks, ts, crt := filepath.Join(dir, "ks"), filepath.Join(dir, "ts"), filepath.Join(dir, "cert.pem")
+			keyPass := "store-pass"
+			if format == "JKS" {
+				keyPass = "key-pass" // PKCS12 stores take one password
+			}
+			for _, args := range [][]string{
+				{"-genkeypair", "-alias", "kzadmind", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=kzadmind",
+					"-ext", "SAN=IP:127.0.0.1", "-validity", "2", "-keystore", ks, "-storetype", format,
+					"-storepass", "store-pass", "-keypass", keyPass},
+				{"-exportcert", "-rfc", "-alias", "kzadmind", "-keystore", ks, "-storetype", format, "-storepass", "store-pass", "-file", crt},
+				{"-importcert", "-noprompt", "-alias", "ca", "-file", crt, "-keystore", ts, "-storetype", format, "-storepass", "trust-pass"},
+			} {
+				if out, err := exec.Command(keytool, args...).CombinedOutput(); err != nil {
+					t.Fatalf("keytool %s: %v\n%s", args[0], err, out)
+				}
+			}
+			srv, err := Settings{KeystoreType: format, KeystoreLocation: ks, KeystorePassword: "store-pass",
+				KeyPassword: keyPass}.ServerConfig()
+			if err != nil {
+				t.Fatalf("keystore: %v", err)
+			}
+			cli, err := Settings{TruststoreType: format, TruststoreLocation: ts, TruststorePassword: "trust-pass"}.ClientConfig(true)
+			if err != nil {
+				t.Fatalf("truststore: %v", err)
+			}
+			cli.ServerName = "127.0.0.1"
+			if serr, cerr := handshake(t, srv, cli); serr != nil || cerr != nil {
+				t.Fatalf("handshake: server %v, client %v", serr, cerr)
+			}
+			if format == "JKS" {
+				if _, err := (Settings{KeystoreType: format, KeystoreLocation: ks, KeystorePassword: "store-pass"}).ServerConfig(); err == nil {
+					t.Fatal("a JKS key with its own password opened without ssl.key.password")
 				}
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -145,7 +146,11 @@ func (b *Broker) launch() (*childproc.Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	args := append(jvmArgs(b.opts.HeapMB, log4jProps), b.opts.JVMFlags...)
+	jvmTmp := filepath.Join(b.opts.DataDir, "jvm-tmp")
+	if err := os.MkdirAll(jvmTmp, 0o700); err != nil {
+		return nil, fmt.Errorf("broker %d: %w", b.opts.ID, err)
+	}
+	args := append(jvmArgs(b.opts.HeapMB, log4jProps, jvmTmp), b.opts.JVMFlags...)
 	args = append(args, "-Dkafka.logs.dir="+b.opts.DataDir,
 		"-cp", filepath.Join(b.libs, "*"), "kafka.Kafka", serverProps)
 	proc, err := b.proc.Start(childproc.Spec{
@@ -159,12 +164,17 @@ func (b *Broker) launch() (*childproc.Process, error) {
 
 // jvmArgs are the JVM flags shared by brokers and tools: a small heap, the
 // serial collector (no GC threads competing for two cores), and the client
-// compiler only, which starts a JVM noticeably faster.
-func jvmArgs(heapMB int, log4jProps string) []string {
+// compiler only, which starts a JVM noticeably faster. tmpDir is the JVM's
+// java.io.tmpdir, inside the directory the harness removes: Kafka's
+// compression libraries (snappy-java, zstd-jni) unpack a native library
+// there at every start, and a JVM that is killed, as tests kill brokers,
+// never deletes it; in the shared /tmp they piled up at about 280 KB a JVM.
+func jvmArgs(heapMB int, log4jProps, tmpDir string) []string {
 	return []string{
 		fmt.Sprintf("-Xmx%dm", heapMB), "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
 		"-Djava.awt.headless=true",
 		"-Dlog4j.configuration=file:" + log4jProps,
+		"-Djava.io.tmpdir=" + tmpDir,
 	}
 }
 

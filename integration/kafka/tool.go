@@ -44,7 +44,7 @@ func RunTool(ctx context.Context, mainClass string, args ...string) (stdout, std
 	if err := writeProperties(log4jProps, toolLog4jConfig()); err != nil {
 		return "", "", fmt.Errorf("%s: %w", mainClass, err)
 	}
-	jvm := append(jvmArgs(256, log4jProps), "-cp", filepath.Join(libs, "*"), mainClass)
+	jvm := append(jvmArgs(256, log4jProps, dir), "-cp", filepath.Join(libs, "*"), mainClass)
 	cmd := exec.CommandContext(ctx, "java", append(jvm, args...)...)
 	cmd.Dir = dir
 	var out, errOut bytes.Buffer

@@ -338,3 +338,62 @@ func TestJavaClientMutualTLS(t *testing.T) {
 		t.Fatalf("principal %v", p)
 	}
 }
+
+// TestJavaClientEncryptedPEMKeys: PEM keystores whose private keys are
+// encrypted as Kafka's documentation makes them (`openssl pkcs8 -topk8 -v1
+// PBE-SHA1-3DES`) open with ssl.key.password on both sides of a mutual TLS
+// connection: kzadmind's listener, and Kafka's kafka-topics with the same
+// kind of file. Without the client's key password the tool fails.
+func TestJavaClientEncryptedPEMKeys(t *testing.T) {
+	kafka.SkipIfHeavyDisabled(t)
+	ca, _, ts := pemFiles(t)
+	dir := t.TempDir()
+	encrypted := func(name, password string, o testpki.Options) string {
+		leaf, err := ca.Issue(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := testpki.OpenSSL(leaf.KeyPEM, "pkcs8", "-topk8", "-v1", "PBE-SHA1-3DES", "-passout", "pass:"+password)
+		if errors.Is(err, testpki.ErrNoOpenSSL) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, err := testpki.WriteFile(dir, name, append(key, leaf.CertPEM...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	ks := encrypted("server.pem", "server-key-pass", testpki.Options{})
+	cks := encrypted("client.pem", "client-key-pass", testpki.Options{Subject: pkix.Name{CommonName: "bob"}})
+	l, err := NewListener(ListenerOptions{Name: "SSL", Protocol: "SSL", Props: MapGetter(map[string]string{
+		"ssl.keystore.type": "PEM", "ssl.keystore.location": ks, "ssl.key.password": "server-key-pass",
+		"ssl.truststore.type": "PEM", "ssl.truststore.location": ts, "ssl.client.auth": "required"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan wire.Principal, 64)
+	addr := serveSelf(t, l, seen)
+	for _, withPassword := range []bool{true, false} {
+		props := []string{"security.protocol=SSL", "ssl.truststore.type=PEM", "ssl.truststore.location=" + ts,
+			"ssl.keystore.type=PEM", "ssl.keystore.location=" + cks, "default.api.timeout.ms=5000", "request.timeout.ms=4000"}
+		if withPassword {
+			props = append(props, "ssl.key.password=client-key-pass")
+		}
+		cc := filepath.Join(dir, fmt.Sprintf("client-%v.properties", withPassword))
+		if err := os.WriteFile(cc, []byte(strings.Join(props, "\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(testCtx(t), 90*time.Second)
+		_, stderr, err := kafka.RunTool(ctx, kafka.TopicCommand, "--bootstrap-server", addr, "--command-config", cc, "--list")
+		cancel()
+		if withPassword != (err == nil) {
+			t.Fatalf("client key password given %v: %v\n%s", withPassword, err, stderr)
+		}
+	}
+	if p := <-seen; p.String() != "User:CN=bob" {
+		t.Fatalf("principal %v", p)
+	}
+}

@@ -1,6 +1,8 @@
 package testpki
 
 import (
+	"bytes"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,12 +10,17 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
+
+	"github.com/youmark/pkcs8"
 )
 
 // CA is a certificate authority.
@@ -151,4 +158,49 @@ func (ca *CA) WriteStores(dir, name string, o Options) (Stores, error) {
 		return Stores{}, err
 	}
 	return Stores{Keystore: ks, Truststore: ts}, nil
+}
+
+// EncryptedKeystorePEM is KeystorePEM with the key encrypted under
+// password as `openssl pkcs8 -topk8` does by default (PKCS#8 with PBES2:
+// PBKDF2-HMAC-SHA256 and AES-256-CBC), the keystore a Kafka PEM keystore
+// opens with ssl.key.password.
+func (l *Leaf) EncryptedKeystorePEM(password string) ([]byte, error) {
+	blk, _ := pem.Decode(l.KeyPEM)
+	if blk == nil {
+		return nil, errors.New("leaf key is not PEM")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	der, err := pkcs8.MarshalPrivateKey(key, []byte(password), &pkcs8.Opts{
+		Cipher:  pkcs8.AES256CBC,
+		KDFOpts: pkcs8.PBKDF2Opts{SaltSize: 16, IterationCount: 2048, HMACHash: crypto.SHA256},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encrypt the leaf key: %w", err)
+	}
+	return append(pem.EncodeToMemory(&pem.Block{Type: "ENCRYPTED PRIVATE KEY", Bytes: der}), l.CertPEM...), nil
+}
+
+// ErrNoOpenSSL is returned by OpenSSL when the openssl command is missing.
+var ErrNoOpenSSL = errors.New("openssl is not installed")
+
+// OpenSSL runs the openssl command with args, input on its stdin, and
+// returns its stdout: the tool operators make their keys with, e.g.
+// OpenSSL(leaf.KeyPEM, "pkcs8", "-topk8", "-v1", "PBE-SHA1-3DES", "-passout", "pass:secret").
+func OpenSSL(input []byte, args ...string) ([]byte, error) {
+	path, err := exec.LookPath("openssl")
+	if err != nil {
+		return nil, ErrNoOpenSSL
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Stdin = bytes.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("openssl %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out, nil
 }

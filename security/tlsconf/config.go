@@ -3,7 +3,6 @@ package tlsconf
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"os"
@@ -27,8 +26,9 @@ type Settings struct {
 	// ssl.keystore.certificate.chain: the same PEM, inline.
 	KeystoreKey              string
 	KeystoreCertificateChain string
-	// KeyPassword is ssl.key.password: a JKS key's own password (the
-	// store's when empty). Encrypted PEM keys are not supported.
+	// KeyPassword is ssl.key.password: the password of an encrypted PEM
+	// private key (PKCS#8), or a JKS key's own password (the store's when
+	// empty).
 	KeyPassword string
 	// TruststoreType, TruststoreLocation and TruststoreCertificates are
 	// ssl.truststore.type (PEM, PKCS12 or JKS), ssl.truststore.location
@@ -137,42 +137,15 @@ func (s Settings) certificate() (tls.Certificate, error) {
 	default:
 		return tls.Certificate{}, errors.New("TLS listener needs ssl.keystore.location, or ssl.keystore.key and ssl.keystore.certificate.chain")
 	}
-	if hasPEMBlock(keyPEM, "ENCRYPTED PRIVATE KEY") || hasEncryptedHeader(keyPEM) {
-		return tls.Certificate{}, errors.New("ssl.keystore: encrypted private keys (ssl.key.password) are not supported; decrypt it, e.g. openssl pkcs8 -in key.pem -out plain.pem")
+	keyPEM, err = decryptedKeyPEM(keyPEM, s.KeyPassword)
+	if err != nil {
+		return tls.Certificate{}, err
 	}
 	cert, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("ssl.keystore: %w", err)
 	}
 	return cert, nil
-}
-
-func hasPEMBlock(b []byte, typ string) bool {
-	for {
-		var blk *pem.Block
-		blk, b = pem.Decode(b)
-		if blk == nil {
-			return false
-		}
-		if blk.Type == typ {
-			return true
-		}
-	}
-}
-
-// hasEncryptedHeader finds legacy OpenSSL-encrypted keys (Proc-Type:
-// 4,ENCRYPTED).
-func hasEncryptedHeader(b []byte) bool {
-	for {
-		var blk *pem.Block
-		blk, b = pem.Decode(b)
-		if blk == nil {
-			return false
-		}
-		if strings.Contains(blk.Headers["Proc-Type"], "ENCRYPTED") {
-			return true
-		}
-	}
 }
 
 // trustPool returns the CA pool, or nil when no truststore is set.

@@ -80,7 +80,7 @@ func TestServerConfigErrors(t *testing.T) {
 		"needs ssl.keystore":       {},
 		"not both":                 {KeystoreLocation: p.keystore, KeystoreKey: "x"},
 		"no such file":             {KeystoreLocation: p.keystore + ".missing"},
-		"encrypted private keys":   {KeystoreKey: encrypted, KeystoreCertificateChain: string(p.server.CertPEM)},
+		"set ssl.key.password":     {KeystoreKey: encrypted, KeystoreCertificateChain: string(p.server.CertPEM)},
 		"needs a truststore":       {KeystoreLocation: p.keystore, ClientAuth: "required"},
 		"want none, requested":     {KeystoreLocation: p.keystore, ClientAuth: "sometimes"},
 		"no PEM certificate found": {KeystoreLocation: p.keystore, TruststoreCertificates: "junk"},

@@ -4,13 +4,16 @@
 //
 // # Settings
 //
-// Key material is PEM only (ssl.keystore.type=PEM and
-// ssl.truststore.type=PEM, KIP-651): a keystore file holding the private
-// key and the certificate chain, or the two inline in
-// ssl.keystore.key and ssl.keystore.certificate.chain; a truststore file
-// of CA certificates, or ssl.truststore.certificates inline. JKS and PKCS12
-// stores and encrypted private keys (ssl.key.password) are refused with a
-// message saying how to convert: Go's standard library reads neither.
+// Key material is PEM (ssl.keystore.type=PEM and ssl.truststore.type=PEM,
+// KIP-651), PKCS12 or JKS. A PEM keystore is a file holding the private
+// key and the certificate chain, or the two inline in ssl.keystore.key and
+// ssl.keystore.certificate.chain; its key is PKCS#8, unencrypted or
+// encrypted under ssl.key.password (PBE-SHA1-3DES, as Kafka documents, or
+// PBES2: see decryptedKeyPEM). A PEM truststore is a file of CA
+// certificates, or ssl.truststore.certificates inline. PKCS12 and JKS
+// stores open with ssl.keystore.password and ssl.truststore.password, and
+// a JKS key with its own password with ssl.key.password. An unset type
+// means PEM, where Kafka's default is JKS.
 //
 // ssl.client.auth is none, requested or required (crypto/tls's
 // NoClientCert, VerifyClientCertIfGiven and RequireAndVerifyClientCert).

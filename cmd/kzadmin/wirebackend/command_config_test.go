@@ -118,6 +118,25 @@ func TestCommandConfigSecurity(t *testing.T) {
 			"ssl.keystore.type=PEM", "ssl.keystore.location="+client.Keystore)
 		want(t, kz(ssl, props, "topics", "describe", "--topic", "cc-secure"), 0, "cc-secure")
 	})
+	t.Run("SSL with an encrypted PEM key", func(t *testing.T) {
+		leaf, err := ca.Issue(testpki.Options{Subject: pkix.Name{CommonName: "operator"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pemData, err := leaf.EncryptedKeystorePEM("key-secret")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ks, err := testpki.WriteFile(dir, "operator-encrypted.pem", pemData)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := []string{"security.protocol=SSL", "ssl.truststore.location=" + client.Truststore, "ssl.keystore.type=PEM",
+			"ssl.keystore.location=" + ks}
+		want(t, kz(ssl, writeProps(t, append(base, "ssl.key.password=key-secret")...), "topics", "describe", "--topic", "cc-secure"),
+			0, "cc-secure")
+		want(t, kz(ssl, writeProps(t, base...), "topics", "list"), 2, "set ssl.key.password")
+	})
 	t.Run("SSL with JKS stores", func(t *testing.T) {
 		props := writeProps(t, "security.protocol=SSL", "ssl.truststore.type=JKS", "ssl.truststore.location="+clientJKS.Truststore,
 			"ssl.truststore.password=changeit", "ssl.keystore.type=JKS", "ssl.keystore.location="+clientJKS.Keystore,

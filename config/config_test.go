@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,7 +74,7 @@ func TestDefaults(t *testing.T) {
 		DelegationTokenSecretKey:                    "",
 		DelegationTokenMasterKey:                    "",
 	}
-	for _, k := range securityKeys() {
+	for _, k := range slices.Concat(securityKeys(), zooKeeperTLSKeys()) {
 		want[k.name] = "" // unset: the security package's default applies
 	}
 	keys := Keys()
@@ -176,6 +177,10 @@ func TestValidateErrors(t *testing.T) {
 		}, `config: sasl.enabled.mechanisms="": listener SASL_SSL uses SASL_SSL and needs SASL mechanisms (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512); GSSAPI is not offered`},
 		{"ssl.client.auth", func(c *Config) { c.Props = map[string]string{"ssl.client.auth": "always"} },
 			`config: ssl.client.auth="always": must be one of none, requested, required`},
+		{"zookeeper crl", func(c *Config) { c.Props = map[string]string{"zookeeper.ssl.crl.enable": "true"} },
+			`config: zookeeper.ssl.crl.enable="true": true is not supported`},
+		{"zookeeper protocol", func(c *Config) { c.Props = map[string]string{"zookeeper.ssl.protocol": "SSLv3"} },
+			`config: zookeeper.ssl.protocol="SSLv3": must be one of TLSv1.2, TLSv1.3, TLS`},
 		{"digest hidden", func(c *Config) { c.Props = map[string]string{ZooKeeperDigestKey: "secret"} },
 			`config: kzadmin.zookeeper.digest="[hidden]": must be user:password`},
 		{"bad protocol in map", func(c *Config) {

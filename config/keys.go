@@ -152,6 +152,7 @@ func keySpecs() []keySpec {
 	specs = append(specs, zooKeeperKeys()...)
 	specs = append(specs, listenerKeys()...)
 	specs = append(specs, securityKeys()...)
+	specs = append(specs, zooKeeperTLSKeys()...)
 	specs = append(specs, tokenKeys()...)
 	specs = append(specs, quotaKeys()...)
 	specs = append(specs, topicKeys()...)

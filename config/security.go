@@ -165,11 +165,12 @@ func securityKeyType(name string) string {
 		return "PASSWORD"
 	}
 	switch name {
-	case "ssl.enabled.protocols", "ssl.cipher.suites", "sasl.enabled.mechanisms":
+	case "ssl.enabled.protocols", "ssl.cipher.suites", "sasl.enabled.mechanisms",
+		"zookeeper.ssl.enabled.protocols", "zookeeper.ssl.cipher.suites":
 		return "LIST"
 	case "sasl.server.max.receive.size", "connection.failed.authentication.delay.ms":
 		return "INT"
-	case "allow.everyone.if.no.acl.found":
+	case "allow.everyone.if.no.acl.found", "zookeeper.ssl.client.enable", "zookeeper.ssl.crl.enable", "zookeeper.ssl.ocsp.enable":
 		return "BOOLEAN"
 	}
 	return ""
@@ -211,6 +212,48 @@ func securityKeys() []keySpec {
 		propKey("allow.everyone.if.no.acl.found", "Allow access to resources no ACL applies to (default false).", checkBool),
 		propKey(ZooKeeperDigestKey, "ZooKeeper digest authentication, user:password. Empty: none.", checkDigest),
 	}
+}
+
+// zooKeeperTLSKeys are Kafka's zookeeper.ssl.* keys (KIP-515): TLS to
+// ZooKeeper, read by security/tlsconf.ZooKeeperClientConfig. As in Kafka,
+// a store type left unset is told by the file's extension, the keystore
+// password also opens its key, and TLS 1.2 is the default protocol.
+func zooKeeperTLSKeys() []keySpec {
+	storeType := oneOf("PEM", "PKCS12", "JKS")
+	return []keySpec{
+		propKey("zookeeper.ssl.client.enable", "Connect to ZooKeeper over TLS (its secureClientPort).", checkBool),
+		propKey("zookeeper.clientCnxnSocket", "Java's ZooKeeper client socket class, which TLS needs there "+
+			"(org.apache.zookeeper.ClientCnxnSocketNetty); accepted and not needed here.", nil),
+		propKey("zookeeper.ssl.keystore.location", "Client certificate and key for ZooKeeper: a PEM file (key then chain), "+
+			"or a PKCS12 or JKS store. Its subject is the session's x509 identity.", nil),
+		propKey("zookeeper.ssl.keystore.password", "Password of the ZooKeeper keystore, and of its key (an encrypted PEM key too).", nil),
+		propKey("zookeeper.ssl.keystore.type", "PEM, PKCS12 or JKS; unset: told by the file's extension (.pem, .p12 or .pfx, .jks).", storeType),
+		propKey("zookeeper.ssl.truststore.location", "CA certificates trusted for ZooKeeper's servers: a PEM file, or a PKCS12 or JKS store. "+
+			"Unset: the system's.", nil),
+		propKey("zookeeper.ssl.truststore.password", "Password of a PKCS12 or JKS ZooKeeper truststore.", nil),
+		propKey("zookeeper.ssl.truststore.type", "PEM, PKCS12 or JKS; unset: told by the file's extension.", storeType),
+		propKey("zookeeper.ssl.protocol", "TLS version towards ZooKeeper when zookeeper.ssl.enabled.protocols is unset: "+
+			"TLSv1.2 (the default), TLSv1.3, or TLS for both.", oneOf("TLSv1.2", "TLSv1.3", "TLS")),
+		propKey("zookeeper.ssl.enabled.protocols", "TLS versions towards ZooKeeper, e.g. TLSv1.2,TLSv1.3.", nil),
+		propKey("zookeeper.ssl.cipher.suites", "TLS 1.2 cipher suites towards ZooKeeper; empty: Go's defaults.", nil),
+		propKey("zookeeper.ssl.endpoint.identification.algorithm", "HTTPS (the default) checks ZooKeeper's host names against "+
+			"their certificates; empty does not.", checkEndpointIdentification),
+		propKey("zookeeper.ssl.crl.enable", "Certificate revocation lists: false only (not supported).", falseOnly),
+		propKey("zookeeper.ssl.ocsp.enable", "OCSP: false only (not supported).", falseOnly),
+	}
+}
+
+// falseOnly accepts a boolean that must be false: a check kzadmind cannot
+// make is refused rather than skipped.
+func falseOnly(v string) string {
+	b, err := parseBool(v)
+	if err != nil {
+		return err.Error()
+	}
+	if b {
+		return "true is not supported"
+	}
+	return ""
 }
 
 // withListenerProps adds the listener-prefixed keys to c.Props.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/rs/zerolog"
@@ -39,6 +40,9 @@ type Client struct {
 	// requests counts the requests sent (through run): tests use it to
 	// tell a read answered from a watch from one ZooKeeper answered.
 	requests atomic.Uint64
+	// lastDialErr is the last failure to connect to a server, named when
+	// a wait for the session gives up: go-zookeeper itself only retries.
+	lastDialErr atomic.Pointer[error]
 
 	closeOnce sync.Once
 	lifeMu    sync.Mutex     // orders closing against inflight.Add
@@ -81,6 +85,10 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	if dial == nil {
 		dial = net.DialTimeout
 	}
+	if opts.TLS != nil {
+		dial = tlsDialer(dial, opts.TLS)
+	}
+	dial = c.recordDialErrors(dial)
 	zkOpts = append(zkOpts, zk.WithDialer(c.shadow.dialer(c.order.dialer(dial))))
 	conn, events, err := zk.Connect(opts.Servers, opts.sessionTimeout(), zkOpts...)
 	if err != nil {
@@ -280,4 +288,15 @@ func (c *Client) aclFor(path string) []ACL {
 		return acl
 	}
 	return OpenACL()
+}
+
+// recordDialErrors wraps dial to keep its last error (lastDialErr).
+func (c *Client) recordDialErrors(dial func(network, address string, timeout time.Duration) (net.Conn, error)) func(network, address string, timeout time.Duration) (net.Conn, error) {
+	return func(network, address string, timeout time.Duration) (net.Conn, error) {
+		conn, err := dial(network, address, timeout)
+		if err != nil {
+			c.lastDialErr.Store(&err)
+		}
+		return conn, err
+	}
 }

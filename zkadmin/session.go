@@ -196,6 +196,9 @@ func (c *Client) WaitConnected(ctx context.Context) error {
 		case <-c.closed:
 			return ErrClosed
 		case <-ctx.Done():
+			if last := c.lastDialErr.Load(); last != nil {
+				return fmt.Errorf("wait for zookeeper session (state %s; last connection attempt: %v): %w", state, *last, ctx.Err())
+			}
 			return fmt.Errorf("wait for zookeeper session (state %s): %w", state, ctx.Err())
 		}
 	}

@@ -99,11 +99,12 @@ func readmeFiles(t *testing.T) string {
 // README's Security section, added to node.id and zookeeper.connect, as
 // kzadmind does (config.Load: every key known and valid), then builds
 // what kzadmind builds from it: each listener's TLS and SASL, the
-// authorizer settings and the dialer for its connections to brokers.
+// authorizer settings, the dialer for its connections to brokers and the
+// TLS towards ZooKeeper.
 func TestREADMESecurityProperties(t *testing.T) {
 	blocks := fencedBlocks(readmeSection(t), "properties")
-	if len(blocks) < 7 {
-		t.Fatalf("found %d properties blocks in the Security section, want at least 7", len(blocks))
+	if len(blocks) < 8 {
+		t.Fatalf("found %d properties blocks in the Security section, want at least 8", len(blocks))
 	}
 	dir := readmeFiles(t)
 	for i, b := range blocks {
@@ -141,6 +142,9 @@ func checkBuilds(t *testing.T, conf config.Config) {
 	}
 	if _, _, err := security.AuthorizerSettings(conf.Property); err != nil {
 		t.Errorf("authorizer: %v", err)
+	}
+	if _, err := tlsconf.ZooKeeperClientConfig(conf.Property); err != nil {
+		t.Errorf("TLS to ZooKeeper: %v", err)
 	}
 	name := conf.ControllerToBrokerListenerName()
 	if _, err := security.NewClientDialer(security.ClientOptions{Listener: name,

@@ -12,10 +12,14 @@ import (
 const ClasspathEnv = "KZADMIN_ZK_CLASSPATH"
 
 // debianJars are the jars of the Debian `zookeeper` package that the server
-// needs: the server, its jute records, slf4j over log4j 1.2, and netty.
+// needs: the server, its jute records, slf4j over log4j 1.2, and netty
+// (libnetty-java's netty-all.jar is only a POM naming the modules, so the
+// modules the secure client port runs on are listed too).
 var debianJars = []string{
 	"zookeeper.jar", "zookeeper-jute.jar", "slf4j-api.jar",
 	"slf4j-log4j12.jar", "log4j-1.2.jar", "netty-all.jar",
+	"netty-buffer.jar", "netty-codec.jar", "netty-common.jar", "netty-handler.jar",
+	"netty-resolver.jar", "netty-transport.jar", "netty-transport-native-unix-common.jar",
 }
 
 const debianJarDir = "/usr/share/java"

@@ -40,6 +40,24 @@ type Options struct {
 	// StartTimeout bounds how long Start waits for the server to serve.
 	// Zero means 60s.
 	StartTimeout time.Duration
+	// TLS, when set, adds a secure client port (TLS through ZooKeeper's
+	// Netty connection factory) next to the plain one.
+	TLS *TLSOptions
+}
+
+// TLSOptions set up the secure client port. ZooKeeper authenticates a
+// client certificate as the identity x509:<its subject DN>, and checks
+// that it names the client's address (127.0.0.1 here).
+type TLSOptions struct {
+	// Port is the secure client port; 0 picks a free one.
+	Port int
+	// Keystore is a PEM file: the server's unencrypted key, then its
+	// certificate chain. Truststore is a PEM file of the CA certificates
+	// client certificates must chain to.
+	Keystore, Truststore string
+	// ClientAuth is ZooKeeper's ssl.clientAuth: need (the default), want
+	// or none.
+	ClientAuth string
 }
 
 // Server is one ZooKeeper server process.
@@ -90,6 +108,20 @@ func newServer(opts Options, id int, peers []string) (*Server, error) {
 		}
 		opts.ClientPort = ports[0]
 	}
+	if opts.TLS != nil {
+		t := *opts.TLS
+		if t.Port == 0 {
+			ports, err := childproc.FreePorts(1)
+			if err != nil {
+				return nil, fmt.Errorf("zookeeper secure client port: %w", err)
+			}
+			t.Port = ports[0]
+		}
+		if t.ClientAuth == "" {
+			t.ClientAuth = "need"
+		}
+		opts.TLS = &t
+	}
 	work, err := childproc.NewWorkDir(opts.DataDir, "kzadmin-zk-")
 	if err != nil {
 		return nil, fmt.Errorf("zookeeper data dir: %w", err)
@@ -101,6 +133,15 @@ func newServer(opts Options, id int, peers []string) (*Server, error) {
 // Addr is the client address, "127.0.0.1:port".
 func (s *Server) Addr() string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.opts.ClientPort))
+}
+
+// SecureAddr is the secure (TLS) client address, "127.0.0.1:port", or ""
+// without Options.TLS.
+func (s *Server) SecureAddr() string {
+	if s.opts.TLS == nil {
+		return ""
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.opts.TLS.Port))
 }
 
 // DataDir is where the server keeps its data, config and output.
@@ -119,6 +160,15 @@ func (s *Server) writeConfig() (string, error) {
 	b.WriteString("4lw.commands.whitelist=*\n")
 	b.WriteString("maxClientCnxns=0\n")
 	b.WriteString("maxSessionTimeout=60000\n")
+	if t := s.opts.TLS; t != nil {
+		// Keys ZooKeeper does not know become zookeeper.<key> system
+		// properties, which is where its X509Util reads ssl.* from.
+		b.WriteString("serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory\n")
+		fmt.Fprintf(&b, "secureClientPort=%d\nsecureClientPortAddress=127.0.0.1\n", t.Port)
+		fmt.Fprintf(&b, "ssl.keyStore.location=%s\nssl.keyStore.type=PEM\n", t.Keystore)
+		fmt.Fprintf(&b, "ssl.trustStore.location=%s\nssl.trustStore.type=PEM\n", t.Truststore)
+		fmt.Fprintf(&b, "ssl.clientAuth=%s\n", t.ClientAuth)
+	}
 	// The tests fsync a lot; keep the defaults (forceSync) so measured
 	// rates are those of a real deployment.
 	if len(s.peers) > 0 {

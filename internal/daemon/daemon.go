@@ -19,6 +19,7 @@ import (
 	"github.com/kzadmin/kzadmin/controller/wire"
 	"github.com/kzadmin/kzadmin/mutationquota"
 	"github.com/kzadmin/kzadmin/security/acl"
+	"github.com/kzadmin/kzadmin/security/tlsconf"
 	"github.com/kzadmin/kzadmin/security/zkacl"
 	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
@@ -180,9 +181,14 @@ func (d *Daemon) connect(ctx context.Context) error {
 		Logger:         d.log, // zkadmin tags its lines with component=zkadmin
 	}
 	// Kafka's ACL layout on every znode kzadmin creates; with
-	// zookeeper.set.acl it needs the digest identity.
+	// zookeeper.set.acl it needs an identity: the digest one, or the x509
+	// one of the client certificate of TLS to ZooKeeper (zookeeper.ssl.*).
 	digest, _ := d.conf.Property(config.ZooKeeperDigestKey)
 	zkacl.ConnectOptions(&zo, d.conf.ZooKeeper.SetACL, digest)
+	var err error
+	if zo.TLS, err = tlsconf.ZooKeeperClientConfig(d.conf.Property); err != nil {
+		return err
+	}
 	zk, err := zkadmin.Connect(ctx, zo)
 	if err != nil {
 		return fmt.Errorf("connect to ZooKeeper %v: %w", zc.Servers, err)

@@ -88,9 +88,9 @@ validate without writing (validateOnly), where the API allows it.`,
 	f.StringVar(&a.g.ZooKeeper, "zookeeper", "", "ZooKeeper connect string, host:port[,host:port][/chroot]")
 	f.StringVar(&a.g.BootstrapServer, "bootstrap-server", "", "Kafka nodes to talk to, host:port[,host:port] (the admin wire APIs)")
 	f.StringVar(&a.g.CommandConfig, "command-config", "", "client properties for --bootstrap-server, as Kafka's tools take them: "+
-		"security.protocol, ssl.truststore.*, ssl.keystore.* (PEM), sasl.mechanism (PLAIN, SCRAM-SHA-256/512), sasl.jaas.config")
+		"security.protocol, ssl.truststore.*, ssl.keystore.* (PEM, PKCS12, JKS), ssl.key.password, sasl.mechanism (PLAIN, SCRAM-SHA-256/512), sasl.jaas.config")
 	f.StringVar(&a.g.ConfigFile, "config-file", "", "kzadmin properties file (max.partitions, max.broker.partitions, "+
-		"num.partitions, default.replication.factor, zookeeper.connect; for --zookeeper: zookeeper.set.acl, kzadmin.zookeeper.digest)")
+		"num.partitions, default.replication.factor, zookeeper.connect; for --zookeeper: zookeeper.set.acl, kzadmin.zookeeper.digest, zookeeper.ssl.*)")
 	f.StringVarP(&a.g.Output, "output", "o", "table", "output format: table or json")
 	f.BoolVar(&a.g.DryRun, "dry-run", false, "validate and print the writes a command would make, without writing")
 	f.DurationVar(&a.g.Timeout, "timeout", 30*time.Second, "time limit for talking to the cluster")
@@ -195,7 +195,7 @@ func (a *app) open(ctx context.Context) (backend.Backend, error) {
 	case a.g.ZooKeeper == "" && a.g.BootstrapServer == "":
 		return nil, usagef("--zookeeper host:port[/chroot] or --bootstrap-server host:port is required")
 	case a.g.CommandConfig != "" && a.g.BootstrapServer == "":
-		return nil, usagef("--command-config applies to --bootstrap-server (for --zookeeper, give zookeeper.set.acl and kzadmin.zookeeper.digest in --config-file)")
+		return nil, usagef("--command-config applies to --bootstrap-server (for --zookeeper, give zookeeper.set.acl, kzadmin.zookeeper.digest and zookeeper.ssl.* in --config-file)")
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.g.Timeout)
 	defer cancel()

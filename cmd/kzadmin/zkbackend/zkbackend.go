@@ -11,6 +11,7 @@ import (
 
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
 	"github.com/kzadmin/kzadmin/config"
+	"github.com/kzadmin/kzadmin/security/tlsconf"
 	"github.com/kzadmin/kzadmin/security/zkacl"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
@@ -23,7 +24,8 @@ type Options struct {
 	// default.replication.factor); nil means Kafka's defaults. The
 	// cluster-wide dynamic defaults in ZooKeeper are overlaid on it. Its
 	// zookeeper.set.acl and kzadmin.zookeeper.digest set the ACLs of the
-	// znodes created and the session's identity.
+	// znodes created and the session's identity; its zookeeper.ssl.* keys
+	// connect over TLS, the client certificate being an identity too.
 	Config *config.Config
 	// SessionTimeout; 0 means 10s, plenty for a command.
 	SessionTimeout time.Duration
@@ -56,12 +58,18 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	zo := zkadmin.Options{Servers: zc.Servers, SessionTimeout: timeout, Logger: opts.Logger}
 	if c := opts.Config; c != nil {
 		// As kzadmind and Kafka's brokers: znodes created under
-		// zookeeper.set.acl belong to the digest identity, readable by all
-		// but the sensitive ones.
+		// zookeeper.set.acl belong to the session's identities (digest,
+		// x509), readable by all but the sensitive ones.
 		digest, _ := c.Property(config.ZooKeeperDigestKey)
-		if c.ZooKeeper.SetACL && strings.TrimSpace(digest) == "" {
-			return nil, fmt.Errorf("zookeeper.set.acl=true needs %s=user:password in --config-file: "+
-				"the znodes kzadmin creates belong to that identity", config.ZooKeeperDigestKey)
+		var err error
+		if zo.TLS, err = tlsconf.ZooKeeperClientConfig(c.Property); err != nil {
+			return nil, fmt.Errorf("--config-file: %w", err)
+		}
+		certified := zo.TLS != nil && len(zo.TLS.Certificates) > 0
+		if c.ZooKeeper.SetACL && strings.TrimSpace(digest) == "" && !certified {
+			return nil, fmt.Errorf("zookeeper.set.acl=true needs an identity in --config-file: %s=user:password, "+
+				"or a client certificate for TLS to ZooKeeper (zookeeper.ssl.keystore.location); "+
+				"the znodes kzadmin creates belong to it", config.ZooKeeperDigestKey)
 		}
 		zkacl.ConnectOptions(&zo, c.ZooKeeper.SetACL, digest)
 	}

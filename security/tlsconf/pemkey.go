@@ -50,12 +50,16 @@ func decryptedKeyPEM(keyPEM []byte, password string) ([]byte, error) {
 	case password == "":
 		return nil, errors.New("ssl.keystore: the private key is encrypted (" + encryptedKeyType + "): set ssl.key.password")
 	}
+	der := encrypted[0].Bytes
+	if err := kdfCostError(der); err != nil {
+		return nil, fmt.Errorf("ssl.keystore: the encrypted private key: %w", err)
+	}
 	var key any
 	var err error
-	if pkcs12PBEScheme(encrypted[0].Bytes) {
-		key, err = decryptPKCS12PBEKey(encrypted[0].Bytes, password)
+	if pkcs12PBEScheme(der) {
+		key, err = decryptPKCS12PBEKey(der, password)
 	} else {
-		key, err = pkcs8.ParsePKCS8PrivateKey(encrypted[0].Bytes, []byte(password))
+		key, err = pkcs8.ParsePKCS8PrivateKey(der, []byte(password))
 	}
 	if err != nil {
 		if strings.Contains(err.Error(), errIncorrectKeyPassword.Error()) { // the PBES2 library exports no error values
@@ -64,9 +68,9 @@ func decryptedKeyPEM(keyPEM []byte, password string) ([]byte, error) {
 		return nil, fmt.Errorf("ssl.keystore: decrypt the private key with ssl.key.password: %w (readable: "+
 			"PBE-SHA1-3DES, or PBES2 with PBKDF2-HMAC-SHA256 or -SHA1, or scrypt, and AES-CBC or 3DES-CBC)", err)
 	}
-	der, err := x509.MarshalPKCS8PrivateKey(key)
+	plain, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		return nil, fmt.Errorf("ssl.keystore: the decrypted private key: %w", err)
 	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: plain}), nil
 }

@@ -147,3 +147,73 @@ func pkcs12KDF(id byte, salt, password []byte, iterations, n int) []byte {
 	}
 	return out[:n]
 }
+
+// OIDs of PKCS#5 v2 (RFC 8018) and scrypt (RFC 7914), whose parameters
+// kdfCostError bounds before the PBES2 library runs them.
+var (
+	oidPBES2  = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 5, 13}
+	oidPBKDF2 = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 5, 12}
+	oidScrypt = asn1.ObjectIdentifier{1, 3, 6, 1, 4, 1, 11591, 4, 11}
+)
+
+// Bounds on scrypt's parameters: OpenSSL's defaults are N 16384, r 8,
+// p 1. Scrypt takes N·r·128 bytes of memory (256 MiB at most here) and
+// time in proportion to N·r·p.
+const (
+	maxScryptN   = 1 << 20
+	maxScryptR   = 32
+	maxScryptP   = 16
+	maxScryptNR  = 1 << 21
+	maxScryptNRP = 1 << 22
+)
+
+type pbes2Params struct {
+	KeyDerivationFunc pkix.AlgorithmIdentifier
+	EncryptionScheme  pkix.AlgorithmIdentifier
+}
+
+type pbkdf2Params struct {
+	Salt       asn1.RawValue
+	Iterations int
+	KeyLength  int                      `asn1:"optional"`
+	PRF        pkix.AlgorithmIdentifier `asn1:"optional"`
+}
+
+type scryptParams struct {
+	Salt      []byte
+	N, R, P   int
+	KeyLength int `asn1:"optional"`
+}
+
+// kdfCostError refuses an encrypted key whose key derivation would take
+// too long or too much memory: a damaged or hostile file must not hang or
+// exhaust the process that reads its configuration. Keys it cannot parse
+// pass, for the decryption to name what is wrong.
+func kdfCostError(der []byte) error {
+	var info encryptedPrivateKeyInfo
+	if _, err := asn1.Unmarshal(der, &info); err != nil || !info.Algorithm.Algorithm.Equal(oidPBES2) {
+		return nil
+	}
+	var params pbes2Params
+	if _, err := asn1.Unmarshal(info.Algorithm.Parameters.FullBytes, &params); err != nil {
+		return nil
+	}
+	kdf := params.KeyDerivationFunc
+	switch {
+	case kdf.Algorithm.Equal(oidPBKDF2):
+		var p pbkdf2Params
+		if _, err := asn1.Unmarshal(kdf.Parameters.FullBytes, &p); err == nil &&
+			(p.Iterations < 1 || p.Iterations > maxPBEIterations) {
+			return fmt.Errorf("PBKDF2 iteration count %d out of range [1, %d]", p.Iterations, maxPBEIterations)
+		}
+	case kdf.Algorithm.Equal(oidScrypt):
+		var p scryptParams
+		if _, err := asn1.Unmarshal(kdf.Parameters.FullBytes, &p); err == nil &&
+			(p.N < 2 || p.N > maxScryptN || p.R < 1 || p.R > maxScryptR || p.P < 1 || p.P > maxScryptP ||
+				p.N*p.R > maxScryptNR || p.N*p.R*p.P > maxScryptNRP) {
+			return fmt.Errorf("scrypt parameters N=%d r=%d p=%d out of range (N up to %d, r up to %d, p up to %d, "+
+				"N·r up to %d, N·r·p up to %d)", p.N, p.R, p.P, maxScryptN, maxScryptR, maxScryptP, maxScryptNR, maxScryptNRP)
+		}
+	}
+	return nil
+}

@@ -222,6 +222,23 @@ func (c *Client) Set(ctx context.Context, path string, data []byte, version int3
 	return statFrom(s), nil
 }
 
+// SetACL replaces a znode's ACL if its ACL version (Stat.Aversion)
+// matches (AnyVersion: always), as ZooKeeper's setACL does; the session
+// needs the ADMIN permission on it. "/" is the chroot itself.
+func (c *Client) SetACL(ctx context.Context, path string, acl []ACL, version int32) (Stat, error) {
+	full, err := c.serverPath("setACL", path, false)
+	if err != nil {
+		return Stat{}, err
+	}
+	s, err := run(ctx, c, func() (*zk.Stat, error) {
+		return c.conn.SetACL(full, zkACL(acl), version)
+	})
+	if err != nil {
+		return Stat{}, c.fail("setACL", path, err, true)
+	}
+	return statFrom(s), nil
+}
+
 // Delete removes a childless znode if its version matches.
 func (c *Client) Delete(ctx context.Context, path string, version int32) error {
 	full, err := c.serverPath("delete", path, false)

@@ -3,8 +3,11 @@ package interbroker
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"crypto/x509/pkix"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +21,7 @@ import (
 	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/internal/testpki"
+	"github.com/kzadmin/kzadmin/zkadmin"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -139,3 +143,155 @@ func TestZooKeeperTLS(t *testing.T) {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// TestZooKeeperSecurityMigrationMatchesKafka: `kzadmin
+// zookeeper-security-migration` leaves every znode with the ACL Kafka
+// 3.9's own zookeeper-security-migration tool gives it, secure and then
+// unsecure. Two chroots hold the same cluster (a topic with configs, a
+// SCRAM user, an ACL, a delegation token znode, an old consumer's
+// offsets); Kafka's tool migrates one and kzadmin the other, both as the
+// x509 identity of one TLS client certificate, and the ACLs are compared
+// znode by znode. The one deliberate difference: Kafka's tool creates
+// Kafka's root paths that are missing, kzadmin reports them.
+func TestZooKeeperSecurityMigrationMatchesKafka(t *testing.T) {
+	kafka.SkipIfHeavyDisabled(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	ca, err := testpki.NewCA("zookeeper-migration-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	server, err := ca.WriteStores(dir, "zookeeper", testpki.Options{Subject: pkix.Name{CommonName: "zookeeper"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := ca.WriteStores(dir, "ops", testpki.Options{Subject: pkix.Name{CommonName: "ops", OrganizationalUnit: []string{"kafka"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zks, _ := kafkatest.StartZooKeeper(t, ctx, zkserver.Options{HeapMB: 256,
+		TLS: &zkserver.TLSOptions{Keystore: server.Keystore, Truststore: server.Truststore}}, "/setup")
+	tlsProps := filepath.Join(dir, "zk-tls.properties")
+	props := "zookeeper.ssl.client.enable=true\nzookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty\n" +
+		"zookeeper.ssl.keystore.location=" + admin.Keystore + "\nzookeeper.ssl.keystore.type=PEM\n" +
+		"zookeeper.ssl.truststore.location=" + admin.Truststore + "\nzookeeper.ssl.truststore.type=PEM\n"
+	if err := os.WriteFile(tlsProps, []byte(props), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kz := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := cli.Run(ctx, args, &out, &errOut, cli.Options{Terminal: func() bool { return false }}); code != cli.ExitOK {
+			t.Fatalf("kzadmin %s: exit %d\n%s%s", strings.Join(args, " "), code, out.String(), errOut.String())
+		}
+		return out.String()
+	}
+	sides := map[string]string{"kafka": "/kafka-side", "kzadmin": "/kzadmin-side"}
+	for _, root := range sides {
+		// The same open cluster on each side, made the way scripts make one.
+		c, err := zkadmin.Connect(ctx, zkadmin.Options{Servers: []string{zks.Addr()}, Chroot: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.EnsureTopLevelPaths(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for p, data := range map[string]string{
+			"/consumers/old-group/offsets/t/0": "1", "/delegation_token/tokens/tok1": "{}", "/controller_epoch": "1",
+			"/brokers/ids/0": `{"version":5,"host":"127.0.0.1","port":9092,"jmx_port":-1,"timestamp":"1",` +
+				`"endpoints":["PLAINTEXT://127.0.0.1:9092"],"listener_security_protocol_map":{"PLAINTEXT":"PLAINTEXT"}}`,
+		} {
+			if _, err := c.CreateRecursive(ctx, p, []byte(data), zkadmin.Persistent); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Close()
+		at := zks.Addr() + root
+		kz("topics", "create", "--zookeeper", at, "--topic", "orders", "--replica-assignment", "0,0")
+		kz("configs", "alter", "--zookeeper", at, "--entity-type", "topics", "--entity-name", "orders", "--add-config", "retention.ms=1000")
+		kz("configs", "alter", "--zookeeper", at, "--entity-type", "users", "--entity-name", "alice",
+			"--add-config", "SCRAM-SHA-512=[password=alice-secret]")
+		kz("acls", "--zookeeper", at, "--add", "--allow-principal", "User:alice", "--operation", "Read", "--topic", "orders")
+	}
+
+	conn := tlsSession(t, zks.SecureAddr(), ca, admin)
+	for _, mode := range []string{"secure", "unsecure"} {
+		if _, stderr, err := kafka.RunTool(ctx, kafka.ZkSecurityMigrator, "--zookeeper.acl", mode,
+			"--zookeeper.connect", zks.SecureAddr()+sides["kafka"], "--zk-tls-config-file", tlsProps); err != nil {
+			t.Fatalf("Kafka's migration, %s: %v\n%s", mode, err, stderr)
+		}
+		out := kz("zookeeper-security-migration", "--zookeeper", zks.SecureAddr()+sides["kzadmin"], "--config-file", tlsProps,
+			"--zookeeper.acl", mode)
+		kafkaACLs, ours := aclTree(t, conn, sides["kafka"]), aclTree(t, conn, sides["kzadmin"])
+		for path, acl := range ours {
+			if want, ok := kafkaACLs[path]; !ok || want != acl {
+				t.Errorf("%s: %s gives %s %s, Kafka's tool %s", mode, path, "kzadmin", acl, want)
+			}
+		}
+		for path := range kafkaACLs {
+			if _, ok := ours[path]; !ok && !strings.Contains(out, path) {
+				t.Errorf("%s: Kafka's tool has %s, kzadmin neither has it nor reports it missing:\n%s", mode, path, out)
+			}
+		}
+		if len(ours) < 20 {
+			t.Fatalf("%s: only %d znodes compared", mode, len(ours))
+		}
+		t.Logf("%s: %d znodes compared; kzadmin: %s", mode, len(ours), strings.TrimSpace(out))
+		if mode == "secure" && ours["/brokers/topics/orders"] != "x509:CN=ops,OU=kafka:31 world:anyone:1" {
+			t.Errorf("secure ACL of a topic: %q", ours["/brokers/topics/orders"])
+		}
+	}
+}
+
+// tlsSession is a go-zookeeper session over TLS with leaf's certificate,
+// to read ACLs that only its identity may read.
+func tlsSession(t *testing.T, addr string, ca *testpki.CA, leaf testpki.Stores) *zk.Conn {
+	t.Helper()
+	cert, err := tls.LoadX509KeyPair(leaf.Keystore, leaf.Keystore)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &tls.Config{RootCAs: ca.Pool(), Certificates: []tls.Certificate{cert}, ServerName: "127.0.0.1"}
+	conn, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogger(quiet{}),
+		zk.WithDialer(func(network, address string, timeout time.Duration) (net.Conn, error) {
+			return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, address, cfg)
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	return conn
+}
+
+// aclTree is every znode under root, relative to it ("/" for root), with
+// its ACL written "scheme:id:perms" in order.
+func aclTree(t *testing.T, conn *zk.Conn, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	var walk func(rel string)
+	walk = func(rel string) {
+		full := root + rel
+		if rel == "/" {
+			full = root
+		}
+		acl, _, err := conn.GetACL(full)
+		if err != nil {
+			t.Fatalf("getACL %s: %v", full, err)
+		}
+		var parts []string
+		for _, a := range acl {
+			parts = append(parts, fmt.Sprintf("%s:%s:%d", a.Scheme, a.ID, a.Perms))
+		}
+		out[rel] = strings.Join(parts, " ")
+		children, _, err := conn.Children(full)
+		if err != nil {
+			t.Fatalf("children %s: %v", full, err)
+		}
+		for _, c := range children {
+			walk(znodes.JoinPath(rel, c))
+		}
+	}
+	walk("/")
+	return out
+}

@@ -21,6 +21,7 @@ const (
 	ConfigCommand             = "kafka.admin.ConfigCommand"
 	ReassignPartitionsCommand = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
 	LeaderElectionCommand     = "org.apache.kafka.tools.LeaderElectionCommand"
+	ZkSecurityMigrator        = "kafka.admin.ZkSecurityMigrator"
 )
 
 // RunTool runs a Kafka command-line tool (mainClass, e.g. TopicCommand)

@@ -95,7 +95,8 @@ validate without writing (validateOnly), where the API allows it.`,
 	f.BoolVar(&a.g.DryRun, "dry-run", false, "validate and print the writes a command would make, without writing")
 	f.DurationVar(&a.g.Timeout, "timeout", 30*time.Second, "time limit for talking to the cluster")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
-	root.AddCommand(a.topicsCommand(), a.configsCommand(), a.reassignCommand(), a.electCommand(), a.aclsCommand())
+	root.AddCommand(a.topicsCommand(), a.configsCommand(), a.reassignCommand(), a.electCommand(), a.aclsCommand(),
+		a.zkSecurityCommand())
 	return group(root)
 }
 

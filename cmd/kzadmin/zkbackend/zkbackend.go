@@ -36,6 +36,9 @@ type Options struct {
 type Backend struct {
 	zk    *zkadmin.Client
 	admin *zkadmin.Admin
+	// identified: the session has an identity of its own (a digest, or a
+	// TLS client certificate), which ZooKeeper's "auth" ACLs name.
+	identified bool
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -56,6 +59,7 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		timeout = 10 * time.Second
 	}
 	zo := zkadmin.Options{Servers: zc.Servers, SessionTimeout: timeout, Logger: opts.Logger}
+	identified := false
 	if c := opts.Config; c != nil {
 		// As kzadmind and Kafka's brokers: znodes created under
 		// zookeeper.set.acl belong to the session's identities (digest,
@@ -66,7 +70,8 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 			return nil, fmt.Errorf("--config-file: %w", err)
 		}
 		certified := zo.TLS != nil && len(zo.TLS.Certificates) > 0
-		if c.ZooKeeper.SetACL && strings.TrimSpace(digest) == "" && !certified {
+		identified = strings.TrimSpace(digest) != "" || certified
+		if c.ZooKeeper.SetACL && !identified {
 			return nil, fmt.Errorf("zookeeper.set.acl=true needs an identity in --config-file: %s=user:password, "+
 				"or a client certificate for TLS to ZooKeeper (zookeeper.ssl.keystore.location); "+
 				"the znodes kzadmin creates belong to it", config.ZooKeeperDigestKey)
@@ -83,7 +88,8 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{zk: c, admin: zkadmin.NewAdmin(c, zkadmin.AdminOptions{Config: opts.Config, Logger: opts.Logger})}, nil
+	return &Backend{zk: c, admin: zkadmin.NewAdmin(c, zkadmin.AdminOptions{Config: opts.Config, Logger: opts.Logger}),
+		identified: identified}, nil
 }
 
 func checkChroot(ctx context.Context, zo zkadmin.Options, chroot string) error {
@@ -105,6 +111,19 @@ func checkChroot(ctx context.Context, zo zkadmin.Options, chroot string) error {
 
 // Admin returns the zkadmin Admin behind the backend.
 func (b *Backend) Admin() *zkadmin.Admin { return b.admin }
+
+// MigrateACLs sets Kafka's ACLs (secure) or open ones on the cluster's
+// znodes, as Kafka's zookeeper-security-migration tool does (zkacl.Migrate).
+// Secure ACLs belong to the session's identity, so without one it refuses
+// before changing anything.
+func (b *Backend) MigrateACLs(ctx context.Context, secure, dryRun bool) (zkacl.MigrationReport, error) {
+	if secure && !b.identified {
+		return zkacl.MigrationReport{}, fmt.Errorf("secure ACLs belong to the session's identity, and this one has none: give "+
+			"%s=user:password or a TLS client certificate (zookeeper.ssl.keystore.location) in --config-file, "+
+			"the identity the brokers and kzadmind use", config.ZooKeeperDigestKey)
+	}
+	return zkacl.Migrate(ctx, b.zk, zkacl.MigrateOptions{Secure: secure, DryRun: dryRun})
+}
 
 // Close ends the ZooKeeper session.
 func (b *Backend) Close() { b.zk.Close() }

@@ -19,5 +19,9 @@
 // identity. kzadmin authenticates with the digest scheme
 // (zkadmin.Options.Auth); go-zookeeper has no SASL, so a kzadmin session
 // cannot share the "sasl:<user>" identity of brokers that authenticate
-// to ZooKeeper with SASL.
+// to ZooKeeper with SASL. A TLS client certificate (zookeeper.ssl.*) gives
+// a session the identity x509:<its subject DN> as well.
+//
+// Migrate sets these ACLs (or open ones) on the znodes of a cluster that
+// already exists, as Kafka's zookeeper-security-migration tool does.
 package zkacl

@@ -383,3 +383,38 @@ func TestSettingsSourcesAndSecrets(t *testing.T) {
 		t.Errorf("%d settings for %d keys", len(got), len(Keys()))
 	}
 }
+
+// TestOverlayZooKeeperTLS: a --zk-tls-config-file's zookeeper.ssl.* keys
+// (and zookeeper.clientCnxnSocket) are set and checked; its other keys
+// are ignored and named, as Kafka's tools ignore them.
+func TestOverlayZooKeeperTLS(t *testing.T) {
+	base := Default()
+	base.Props = map[string]string{"zookeeper.ssl.keystore.location": "/old.pem", ZooKeeperDigestKey: "ops:pw"}
+	c, ignored, err := OverlayZooKeeperTLS(base, map[string]string{
+		"zookeeper.ssl.client.enable":     "true",
+		"zookeeper.clientCnxnSocket":      "org.apache.zookeeper.ClientCnxnSocketNetty",
+		"zookeeper.ssl.keystore.location": "/new.pem",
+		"zookeeper.set.acl":               "true",
+		"max.partitions":                  "5",
+	}, "zk-tls.properties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ignored, []string{"max.partitions", "zookeeper.set.acl"}) {
+		t.Errorf("ignored %q", ignored)
+	}
+	if c.Props["zookeeper.ssl.client.enable"] != "true" || c.Props["zookeeper.ssl.keystore.location"] != "/new.pem" ||
+		c.Props[ZooKeeperDigestKey] != "ops:pw" || c.ZooKeeper.SetACL || c.MaxPartitions != base.MaxPartitions {
+		t.Errorf("overlaid %+v", c)
+	}
+	if base.Props["zookeeper.ssl.keystore.location"] != "/old.pem" {
+		t.Error("the overlay changed the config it was given")
+	}
+	_, _, err = OverlayZooKeeperTLS(base, map[string]string{"zookeeper.ssl.ocsp.enable": "true",
+		"zookeeper.ssl.keystore.password": "x", "zookeeper.ssl.protocol": "SSLv3"}, "zk-tls.properties")
+	want := `config: zookeeper.ssl.ocsp.enable="true": true is not supported (set by zk-tls.properties)` + "\n" +
+		`config: zookeeper.ssl.protocol="SSLv3": must be one of TLSv1.2, TLSv1.3, TLS (set by zk-tls.properties)`
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+}

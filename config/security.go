@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -270,4 +272,28 @@ func withListenerProps(c Config, vals map[string]rawValue) Config {
 	}
 	c.Props = props
 	return c
+}
+
+// OverlayZooKeeperTLS sets on c the zookeeper.ssl.* keys (and
+// zookeeper.clientCnxnSocket) of props, as Kafka's tools read their
+// --zk-tls-config-file: every other key is ignored, and returned. origin
+// names the file in errors.
+func OverlayZooKeeperTLS(c Config, props map[string]string, origin string) (Config, []string, error) {
+	specs := map[string]keySpec{}
+	for _, s := range zooKeeperTLSKeys() {
+		specs[s.name] = s
+	}
+	var ignored []string
+	var errs []error
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		s, ok := specs[k]
+		if !ok {
+			ignored = append(ignored, k)
+			continue
+		}
+		if reason := s.apply(&c, props[k]); reason != "" {
+			errs = append(errs, &ValueError{Key: k, Value: shownValue(k, props[k]), Reason: reason, Origin: origin})
+		}
+	}
+	return c, ignored, errors.Join(errs...)
 }

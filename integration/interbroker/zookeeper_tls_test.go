@@ -34,7 +34,7 @@ import (
 // registers under them, and a topic created through kzadmind is led by
 // the broker and carries records. A plain session may read the topic's
 // znode but not change it. The kzadmin CLI reaches the same ZooKeeper
-// with the same keys in its --config-file.
+// with the same keys in its --zk-tls-config-file or --config-file.
 func TestZooKeeperTLS(t *testing.T) {
 	kafka.SkipIfHeavyDisabled(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -121,10 +121,11 @@ func TestZooKeeperTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
+	// Kafka's tools' way: --zk-tls-config-file, whose other keys are ignored.
 	code := cli.Run(ctx, []string{"topics", "describe", "--topic", topic, "--zookeeper", zks.SecureAddr() + chroot,
-		"--config-file", cf, "-o", "json"}, &out, &errOut, cli.Options{Terminal: func() bool { return false }})
+		"--zk-tls-config-file", cf, "-o", "json"}, &out, &errOut, cli.Options{Terminal: func() bool { return false }})
 	if code != cli.ExitOK || !strings.Contains(out.String(), `"leader": 1`) {
-		t.Fatalf("kzadmin topics describe --zookeeper over TLS: exit %d\n%s%s", code, out.String(), errOut.String())
+		t.Fatalf("kzadmin topics describe --zookeeper --zk-tls-config-file: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	out.Reset()
 	errOut.Reset()
@@ -221,7 +222,7 @@ func TestZooKeeperSecurityMigrationMatchesKafka(t *testing.T) {
 			"--zookeeper.connect", zks.SecureAddr()+sides["kafka"], "--zk-tls-config-file", tlsProps); err != nil {
 			t.Fatalf("Kafka's migration, %s: %v\n%s", mode, err, stderr)
 		}
-		out := kz("zookeeper-security-migration", "--zookeeper", zks.SecureAddr()+sides["kzadmin"], "--config-file", tlsProps,
+		out := kz("zookeeper-security-migration", "--zookeeper", zks.SecureAddr()+sides["kzadmin"], "--zk-tls-config-file", tlsProps,
 			"--zookeeper.acl", mode)
 		kafkaACLs, ours := aclTree(t, conn, sides["kafka"]), aclTree(t, conn, sides["kzadmin"])
 		for path, acl := range ours {

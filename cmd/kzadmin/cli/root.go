@@ -42,6 +42,10 @@ type Globals struct {
 	// (security.protocol, ssl.*, sasl.*), as Kafka's tools take it.
 	CommandConfig string
 	ConfigFile    string
+	// ZKTLSConfigFile is a properties file of zookeeper.ssl.* keys for
+	// --zookeeper, as Kafka's tools take it (--zk-tls-config-file); its
+	// keys win over --config-file's.
+	ZKTLSConfigFile string
 	Output        string
 	DryRun        bool
 	Timeout       time.Duration
@@ -91,6 +95,8 @@ validate without writing (validateOnly), where the API allows it.`,
 		"security.protocol, ssl.truststore.*, ssl.keystore.* (PEM, PKCS12, JKS), ssl.key.password, sasl.mechanism (PLAIN, SCRAM-SHA-256/512), sasl.jaas.config")
 	f.StringVar(&a.g.ConfigFile, "config-file", "", "kzadmin properties file (max.partitions, max.broker.partitions, "+
 		"num.partitions, default.replication.factor, zookeeper.connect; for --zookeeper: zookeeper.set.acl, kzadmin.zookeeper.digest, zookeeper.ssl.*)")
+	f.StringVar(&a.g.ZKTLSConfigFile, "zk-tls-config-file", "", "TLS to ZooKeeper for --zookeeper, as Kafka's tools take it: "+
+		"a properties file whose zookeeper.ssl.* keys are read, the rest ignored")
 	f.StringVarP(&a.g.Output, "output", "o", "table", "output format: table or json")
 	f.BoolVar(&a.g.DryRun, "dry-run", false, "validate and print the writes a command would make, without writing")
 	f.DurationVar(&a.g.Timeout, "timeout", 30*time.Second, "time limit for talking to the cluster")
@@ -186,6 +192,14 @@ func (a *app) open(ctx context.Context) (backend.Backend, error) {
 	if err != nil {
 		return nil, usageErr{err}
 	}
+	if a.g.ZKTLSConfigFile != "" {
+		if a.g.BootstrapServer != "" {
+			return nil, usagef("--zk-tls-config-file applies to --zookeeper (for --bootstrap-server, give --command-config)")
+		}
+		if cfg, err = overlayZKTLS(cfg, a.g.ZKTLSConfigFile); err != nil {
+			return nil, usageErr{err}
+		}
+	}
 	a.g.Config = cfg
 	if a.g.ZooKeeper == "" && a.g.BootstrapServer == "" && !cfg.ZooKeeper.Connect.IsZero() {
 		a.g.ZooKeeper = cfg.ZooKeeper.Connect.String()
@@ -220,6 +234,20 @@ func (a *app) open(ctx context.Context) (backend.Backend, error) {
 		return nil, fail(err)
 	}
 	return b, nil
+}
+
+// overlayZKTLS sets the zookeeper.ssl.* keys of --zk-tls-config-file on
+// cfg; like Kafka's tools, it ignores the file's other keys.
+func overlayZKTLS(cfg *config.Config, path string) (*config.Config, error) {
+	props, err := config.ReadPropertiesFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--zk-tls-config-file: %w", err)
+	}
+	c, _, err := config.OverlayZooKeeperTLS(*cfg, props, path)
+	if err != nil {
+		return nil, fmt.Errorf("--zk-tls-config-file: %w", err)
+	}
+	return &c, nil
 }
 
 // loadConfig reads --config-file. The daemon's required keys (node.id,

@@ -134,3 +134,18 @@ func TestZooKeeperSecurityMigration(t *testing.T) {
 		}
 	}
 }
+
+// TestZKTLSConfigFileErrors: --zk-tls-config-file belongs to --zookeeper,
+// and its zookeeper.ssl.* values are checked (its other keys ignored)
+// before kzadmin connects.
+func TestZKTLSConfigFileErrors(t *testing.T) {
+	c := newCluster(t, "r1")
+	bad := filepath.Join(t.TempDir(), "zk-tls.properties")
+	if err := os.WriteFile(bad, []byte("zookeeper.ssl.client.enable=maybe\nmax.partitions=oops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.want(2, []string{`--zk-tls-config-file: config: zookeeper.ssl.client.enable="maybe": must be true or false`},
+		"topics", "list", "--zk-tls-config-file", bad)
+	c.want(2, []string{"--zk-tls-config-file applies to --zookeeper"},
+		"topics", "list", "--zk-tls-config-file", bad, "--bootstrap-server", "127.0.0.1:1", "--zookeeper", "")
+}

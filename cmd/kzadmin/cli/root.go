@@ -46,9 +46,9 @@ type Globals struct {
 	// --zookeeper, as Kafka's tools take it (--zk-tls-config-file); its
 	// keys win over --config-file's.
 	ZKTLSConfigFile string
-	Output        string
-	DryRun        bool
-	Timeout       time.Duration
+	Output          string
+	DryRun          bool
+	Timeout         time.Duration
 	// Config is the loaded --config-file (defaults without one).
 	Config *config.Config
 }

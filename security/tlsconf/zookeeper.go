@@ -112,10 +112,10 @@ func zkProtocols(protocol string, enabled []string) ([]string, error) {
 	if len(enabled) > 0 {
 		return enabled, nil
 	}
-	switch protocol {
-	case "", "TLSv1.2":
+	switch strings.ToUpper(protocol) {
+	case "", "TLSV1.2":
 		return []string{"TLSv1.2"}, nil
-	case "TLSv1.3":
+	case "TLSV1.3":
 		return []string{"TLSv1.3"}, nil
 	case "TLS":
 		return []string{"TLSv1.2", "TLSv1.3"}, nil

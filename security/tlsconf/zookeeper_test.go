@@ -74,6 +74,7 @@ func TestZooKeeperClientConfig(t *testing.T) {
 	}{
 		{with("zookeeper.ssl.protocol", "TLSv1.3"), tls.VersionTLS13, tls.VersionTLS13},
 		{with("zookeeper.ssl.protocol", "TLS"), tls.VersionTLS12, tls.VersionTLS13},
+		{with("zookeeper.ssl.protocol", "tlsv1.3"), tls.VersionTLS13, tls.VersionTLS13}, // the config check takes any case
 		{with("zookeeper.ssl.protocol", "TLSv1.3", "zookeeper.ssl.enabled.protocols", "TLSv1.2,TLSv1.3"), tls.VersionTLS12, tls.VersionTLS13},
 	} {
 		cfg, err := ZooKeeperClientConfig(zkProps(tc.props))

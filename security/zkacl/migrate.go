@@ -115,7 +115,9 @@ func (m *migration) existingRoots(ctx context.Context) []string {
 			return nil
 		}
 		if !ok {
+			m.mu.Lock()
 			m.report.Missing = append(m.report.Missing, p)
+			m.mu.Unlock()
 			continue
 		}
 		roots = append(roots, p)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -139,6 +140,7 @@ func (a *app) reassignExecute() *cobra.Command {
 	var planPath string
 	var wait bool
 	var throttle int64
+	var preserveThrottles bool
 	var waitTimeout, interval time.Duration
 	cmd := &cobra.Command{
 		Use:   "execute --reassignment-json-file FILE [--wait]",
@@ -149,15 +151,29 @@ func (a *app) reassignExecute() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if throttle >= 0 {
-				return usagef("--throttle is not supported with --zookeeper yet; set leader/follower.replication.throttled.* configs instead")
-			}
 			b, err := a.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer b.Close()
 			ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout)
+			if throttle >= 0 && !a.g.DryRun {
+				// Refuse before a throttle is set when the moves cannot start.
+				// A backend that cannot dry-run (the wire one) finds out after,
+				// as Kafka's tool does; --verify then clears the throttles.
+				var noDry interface{ UsageError() bool }
+				if _, err := b.StartReassignment(ctx, moves, true); err != nil && !errors.As(err, &noDry) {
+					cancel()
+					return fail(err)
+				}
+			}
+			if throttle >= 0 {
+				// Set before the moves start, as Kafka's tool does.
+				if err := a.setThrottles(ctx, b, moves, throttle); err != nil {
+					cancel()
+					return fail(err)
+				}
+			}
 			res, err := b.StartReassignment(ctx, moves, a.g.DryRun)
 			cancel()
 			if err != nil {
@@ -171,7 +187,16 @@ func (a *app) reassignExecute() *cobra.Command {
 			if err != nil || !wait || a.g.DryRun {
 				return err
 			}
-			return fail(a.waitReassignment(cmd.Context(), b, moves, waitTimeout, interval))
+			if err := a.waitReassignment(cmd.Context(), b, moves, waitTimeout, interval); err != nil {
+				return fail(err)
+			}
+			if throttle < 0 || preserveThrottles {
+				return nil
+			}
+			// Done: take the throttles off, as --verify would.
+			ctx, cancel = context.WithTimeout(cmd.Context(), a.g.Timeout)
+			defer cancel()
+			return fail(a.clearThrottles(ctx, b, moves))
 		},
 	}
 	f := cmd.Flags()
@@ -179,7 +204,9 @@ func (a *app) reassignExecute() *cobra.Command {
 	f.BoolVar(&wait, "wait", false, "wait until the reassignment completes, with a progress bar on stderr")
 	f.DurationVar(&waitTimeout, "wait-timeout", 30*time.Minute, "give up waiting after this long")
 	f.DurationVar(&interval, "poll-interval", time.Second, "how often --wait looks at the cluster")
-	f.Int64Var(&throttle, "throttle", -1, "replication throttle in B/s (not supported with --zookeeper)")
+	f.Int64Var(&throttle, "throttle", -1, "throttle the moves' replication at this rate in B/s, on their topics' moving "+
+		"replicas and their brokers, until --verify finds the plan complete (or --wait ends)")
+	f.BoolVar(&preserveThrottles, "preserve-throttles", false, "with --wait: leave the throttles in place when the plan completes")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -129,11 +130,95 @@ func TestReassignCancelAndInputErrors(t *testing.T) {
 	c.want(2, []string{"version 2 is not supported"}, "reassign", "verify", "--reassignment-json-file", writeFile(t, `{"version":2,"partitions":[]}`))
 	c.want(2, []string{"moving replicas between log directories is not supported"}, "reassign", "execute", "--reassignment-json-file",
 		writeFile(t, `{"version":1,"partitions":[{"topic":"m","partition":0,"replicas":[1],"log_dirs":["/data/a"]}]}`))
-	c.want(2, []string{"--throttle is not supported"}, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000")
+	// A throttle is not set for moves that cannot start.
+	c.want(1, []string{"There is an existing assignment running"}, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000")
 	c.want(2, []string{"--reassignment-json-file is required"}, "reassign", "verify")
 	c.want(2, []string{"not a broker id"}, "reassign", "generate", "--topics-to-move-json-file",
 		writeFile(t, `{"topics":[{"topic":"m"}],"version":1}`), "--broker-list", "1,x")
 	c.want(1, []string{"broker 7 in --broker-list is not registered"}, "reassign", "generate", "--topics-to-move-json-file",
 		writeFile(t, `{"topics":[{"topic":"m"}],"version":1}`), "--broker-list", "1,7")
 	sameTree(t, before, c.snapshot())
+}
+
+// TestReassignThrottle: execute --throttle sets, before the moves start,
+// what kafka-reassign-partitions --throttle sets: each moving partition's
+// current replicas as throttled leaders and its new ones as throttled
+// followers on the topic, and the rate on every broker involved; --verify
+// leaves them while the plan is in progress and clears them, with the
+// other brokers' throttles, once it is complete (not with
+// --preserve-throttles). A dry run writes nothing.
+func TestReassignThrottle(t *testing.T) {
+	c := newCluster(t, "", "", "", "")
+	c.ok("topics", "create", "--topic", "th", "--replica-assignment", "1:2,2:1,1:2")
+	c.ok("configs", "alter", "--entity-type", "brokers", "--entity-name", "4", "--add-config", "follower.replication.throttled.rate=7")
+	plan := writeFile(t, `{"version":1,"partitions":[{"topic":"th","partition":0,"replicas":[3,2]},`+
+		`{"topic":"th","partition":1,"replicas":[2,1]}]}`)
+
+	before := c.snapshot()
+	c.want(0, []string{"/config/topics/th", "leader.replication.throttled.replicas", "/config/brokers/3", "/admin/reassign_partitions"},
+		"reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000", "--dry-run")
+	sameTree(t, before, c.snapshot())
+
+	c.want(0, []string{"Warning: You must run --verify periodically", "The inter-broker throttle limit was set to 1000 B/s",
+		"Successfully started partition reassignments for th-0,th-1"},
+		"reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000")
+	topic := c.configOf("topics", "th")
+	if topic["leader.replication.throttled.replicas"] != "0:1,0:2,1:1,1:2" || topic["follower.replication.throttled.replicas"] != "0:3" {
+		t.Fatalf("topic throttles %v", topic)
+	}
+	for _, id := range []string{"1", "2", "3"} {
+		b := c.configOf("brokers", id)
+		if b["leader.replication.throttled.rate"] != "1000" || b["follower.replication.throttled.rate"] != "1000" {
+			t.Fatalf("broker %s throttles %v", id, b)
+		}
+	}
+	if b := c.configOf("brokers", "4"); b["leader.replication.throttled.rate"] != "" {
+		t.Fatalf("broker 4, not involved, throttled: %v", b)
+	}
+
+	// In progress: the throttles stay.
+	c.want(0, []string{"is still in progress"}, "reassign", "verify", "--reassignment-json-file", plan)
+	if c.configOf("brokers", "1")["leader.replication.throttled.rate"] != "1000" {
+		t.Fatal("verify cleared the throttles of a plan in progress")
+	}
+	// The controller's part: the request consumed, the replicas moved.
+	c.completeReassignment("th", map[int32][]int32{0: {3, 2}, 1: {2, 1}, 2: {1, 2}})
+	r := c.want(0, []string{"Reassignment of partition th-0 is completed."}, "reassign", "verify", "--reassignment-json-file", plan,
+		"--preserve-throttles")
+	if strings.Contains(r.out, "Clearing") {
+		t.Fatalf("--preserve-throttles cleared:\n%s", r.out)
+	}
+	if c.configOf("topics", "th")["leader.replication.throttled.replicas"] == "" {
+		t.Fatal("--preserve-throttles cleared the throttles")
+	}
+	c.want(0, []string{"Clearing broker-level throttles on brokers 1,2,3,4", "Clearing topic-level throttles on topic th"},
+		"reassign", "verify", "--reassignment-json-file", plan)
+	for _, e := range []struct{ typ, name string }{{"topics", "th"}, {"brokers", "1"}, {"brokers", "3"}, {"brokers", "4"}} {
+		for k := range c.configOf(e.typ, e.name) {
+			if strings.Contains(k, "throttled") {
+				t.Errorf("%s %s keeps %s after verify", e.typ, e.name, k)
+			}
+		}
+	}
+	// Nothing left to clear: verify says so and writes nothing.
+	before = c.snapshot()
+	c.ok("reassign", "verify", "--reassignment-json-file", plan)
+	sameTree(t, before, c.snapshot())
+}
+
+// configOf is an entity's config znode as a map (empty when absent).
+func (c *cluster) configOf(entityType, name string) map[string]string {
+	c.t.Helper()
+	data, _, err := c.zk.Get(c.ctx, znodes.ConfigEntityPath(entityType, name))
+	if errors.Is(err, zkadmin.ErrNoNode) {
+		return map[string]string{}
+	}
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	cfg, err := znodes.DecodeEntityConfig(entityType, name, data)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return cfg.Config
 }

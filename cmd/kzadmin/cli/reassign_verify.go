@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -59,10 +60,16 @@ func topicsOfMoves(moves []backend.Reassignment) []string {
 
 func (a *app) reassignVerify() *cobra.Command {
 	var planPath string
+	var preserveThrottles bool
 	cmd := &cobra.Command{
 		Use:   "verify --reassignment-json-file FILE",
-		Short: "Show how far a reassignment has got",
-		Args:  cobra.NoArgs,
+		Short: "Show how far a reassignment has got; once it is complete, remove the replication throttles",
+		Long: `verify shows each partition of the plan as kafka-reassign-partitions --verify does.
+When none is still in progress it removes the reassignment throttles, as Kafka's
+tool does, whether --throttle set them or not: the leader, follower and
+log-directory rates of every broker, and the throttled replicas of the plan's
+topics (--preserve-throttles keeps them).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			moves, err := readPlan(planPath)
 			if err != nil {
@@ -74,8 +81,12 @@ func (a *app) reassignVerify() *cobra.Command {
 					return err
 				}
 				st := statuses(view, moves)
+				inProgress := slices.ContainsFunc(st, func(s partitionStatus) bool { return s.Status == "in_progress" })
 				if a.jsonOutput() {
-					return a.printJSON(st)
+					if err := a.printJSON(st); err != nil || inProgress || preserveThrottles {
+						return err
+					}
+					return a.clearThrottles(ctx, b, moves)
 				}
 				fmt.Fprintln(a.out, "Status of partition reassignment:")
 				for _, s := range st {
@@ -92,11 +103,16 @@ func (a *app) reassignVerify() *cobra.Command {
 						fmt.Fprintf(a.out, "Partition %s does not exist.\n", tp)
 					}
 				}
-				return nil
+				if inProgress || preserveThrottles {
+					return nil
+				}
+				fmt.Fprintln(a.out)
+				return a.clearThrottles(ctx, b, moves)
 			})
 		},
 	}
 	cmd.Flags().StringVar(&planPath, "reassignment-json-file", "", "the plan that was executed")
+	cmd.Flags().BoolVar(&preserveThrottles, "preserve-throttles", false, "leave the replication throttles in place")
 	return cmd
 }
 

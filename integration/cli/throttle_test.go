@@ -21,7 +21,8 @@ import (
 // follower replicas on the topic, and the rate on the same brokers. Once
 // the moves are done (by Kafka's controller), Kafka's --verify removes the
 // throttles kzadmin's plan left behind as well as its own, and kzadmin's
-// verify (here over --bootstrap-server) removes its own.
+// verify (here over --bootstrap-server) removes its own. kzadmin sets the
+// same over --bootstrap-server too.
 func TestReassignThrottleMatchesKafka(t *testing.T) {
 	ctx := testCtx(t, 4*time.Minute)
 	const assignment = "1:2,2:3"
@@ -44,7 +45,7 @@ func TestReassignThrottleMatchesKafka(t *testing.T) {
 			return nil
 		})
 	}
-	for _, topic := range []string{"th-kafka", "th-kzadmin"} {
+	for _, topic := range []string{"th-kafka", "th-kzadmin", "th-kzadmin-wire"} {
 		kzOK(t, ctx, "topics", "create", "--topic", topic, "--replica-assignment", assignment)
 		online(t, ctx, topic, 2, 2)
 	}
@@ -84,6 +85,30 @@ func TestReassignThrottleMatchesKafka(t *testing.T) {
 	}
 	if left := throttleConfigs(t, ctx, "topics", "th-kzadmin"); len(left) > 0 {
 		t.Errorf("kzadmin's verify left topic throttles %v", left)
+	}
+
+	// kzadmin's over --bootstrap-server (IncrementalAlterConfigs to the
+	// topics and to each broker), at 7000 B/s.
+	vout.Reset()
+	verr.Reset()
+	code = cli.Run(ctx, []string{"reassign", "execute", "--reassignment-json-file", planFor("th-kzadmin-wire"), "--throttle", "7000",
+		"--bootstrap-server", env.kafka.Bootstrap()}, &vout, &verr, cli.Options{Terminal: func() bool { return false }})
+	if code != 0 {
+		t.Fatalf("execute --throttle over --bootstrap-server: exit %d\n%s%s", code, vout.String(), verr.String())
+	}
+	if wire := throttleConfigs(t, ctx, "topics", "th-kzadmin-wire"); !maps.Equal(wire, kafkaTopic) {
+		t.Errorf("topic throttles over the wire: %v, Kafka's tool %v", wire, kafkaTopic)
+	}
+	if got := brokersAtRate(t, ctx, "7000"); !slices.Equal(got, kafkaBrokers) {
+		t.Errorf("throttled brokers over the wire: %v, Kafka's tool %v", got, kafkaBrokers)
+	}
+	moved("th-kzadmin-wire")
+	vout.Reset()
+	verr.Reset()
+	code = cli.Run(ctx, []string{"reassign", "verify", "--reassignment-json-file", planFor("th-kzadmin-wire"),
+		"--bootstrap-server", env.kafka.Bootstrap()}, &vout, &verr, cli.Options{Terminal: func() bool { return false }})
+	if code != 0 || len(brokersAtRate(t, ctx, "7000")) > 0 || len(throttleConfigs(t, ctx, "topics", "th-kzadmin-wire")) > 0 {
+		t.Fatalf("verify over --bootstrap-server left throttles: exit %d\n%s%s", code, vout.String(), verr.String())
 	}
 }
 

@@ -19,9 +19,10 @@ import (
 // TestTLSConnection: over ZooKeeper's secure client port (KIP-515) a
 // session authenticated by its client certificate works as a plain one,
 // and is x509:<its subject DN>: it owns what it creates under the "auth"
-// ACL, and may write what is granted to that identity. A client that does
-// not trust the server's certificate fails to connect, and the wait names
-// the handshake's error.
+// ACL, and may write what is granted to that identity; it reconnects over
+// TLS after the server restarts. A client that does not trust the
+// server's certificate fails to connect, and the wait names the
+// handshake's error.
 func TestTLSConnection(t *testing.T) {
 	dir := t.TempDir()
 	ca, err := testpki.NewCA("zookeeper TLS CA")
@@ -84,6 +85,20 @@ func TestTLSConnection(t *testing.T) {
 	}
 	if _, err := plain.Set("/tls/granted", []byte("z"), -1); !errors.Is(err, zk.ErrNoAuth) {
 		t.Fatalf("a session without the certificate wrote a znode granted to %s: %v", granted.ID, err)
+	}
+
+	// A server restart: the session reconnects, over TLS again.
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WaitConnected(testCtx(t)); err != nil {
+		t.Fatalf("reconnect over TLS: %v", err)
+	}
+	if data, _, err := c.Get(testCtx(t), "/granted"); err != nil || string(data) != "y" {
+		t.Fatalf("get after the restart: %q, %v", data, err)
 	}
 
 	// A client that does not trust the server.

@@ -37,13 +37,14 @@ paths, the ACL a broker with zookeeper.set.acl=true would have given it (secure:
 the session's identities may do everything, everyone may read but the
 credentials under /config/users, /config/brokers and /delegation_token), or
 opens them all (unsecure), as Kafka's zookeeper-security-migration.sh does. It
-needs --zookeeper; the identity is the digest (kzadmin.zookeeper.digest) or the
-TLS client certificate (zookeeper.ssl.*) in --config-file, and must be the one
-the brokers and kzadmind use, or they lose the right to write. Turn
+needs --zookeeper; the identity is the digest (kzadmin.zookeeper.digest) in
+--config-file or the TLS client certificate (zookeeper.ssl.*, in --config-file
+or --zk-tls-config-file), and must be the one the brokers and kzadmind use, or
+they lose the right to write. Turn
 zookeeper.set.acl on everywhere first, then secure; unsecure before turning it
 off. Each znode is set alone: a run cut short is finished by running it again.
 Unlike Kafka's tool, a missing Kafka path is reported, not created.`,
-		Example: `  kzadmin zookeeper-security-migration --zookeeper zk:2182/kafka --config-file zk-tls.properties --zookeeper.acl secure
+		Example: `  kzadmin zookeeper-security-migration --zookeeper zk:2182/kafka --zk-tls-config-file zk-tls.properties --zookeeper.acl secure
   kzadmin zookeeper-security-migration --zookeeper zk:2181/kafka --config-file digest.properties --zookeeper.acl unsecure --dry-run`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

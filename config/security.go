@@ -190,7 +190,7 @@ func securityKeys() []keySpec {
 		propKey("ssl.keystore.password", "Password of a PKCS12 or JKS keystore.", nil),
 		propKey("ssl.keystore.key", "The listener's private key, PEM, inline.", nil),
 		propKey("ssl.keystore.certificate.chain", "The listener's certificate chain, PEM, inline.", nil),
-		propKey("ssl.key.password", "Password of an encrypted PEM private key (PKCS#8: PBE-SHA1-3DES, as Kafka documents, "+
+		propKey("ssl.key.password", "Password of an encrypted PEM private key (PKCS#8: PBE-SHA1-3DES, as Kafka's own tests use, "+
 			"or PBES2), or of a JKS store's private key when it differs from the store's.", nil),
 		propKey("ssl.truststore.type", "Truststore format: PEM (the default here), PKCS12 or JKS.", oneOf("PEM", "PKCS12", "JKS")),
 		propKey("ssl.truststore.location", "The CA certificates trusted for client certificates: a PEM file, or a PKCS12 or JKS store.", nil),

@@ -8,7 +8,7 @@
 // KIP-651), PKCS12 or JKS. A PEM keystore is a file holding the private
 // key and the certificate chain, or the two inline in ssl.keystore.key and
 // ssl.keystore.certificate.chain; its key is PKCS#8, unencrypted or
-// encrypted under ssl.key.password (PBE-SHA1-3DES, as Kafka documents, or
+// encrypted under ssl.key.password (PBE-SHA1-3DES, as Kafka's own tests use, or
 // PBES2: see decryptedKeyPEM). A PEM truststore is a file of CA
 // certificates, or ssl.truststore.certificates inline. PKCS12 and JKS
 // stores open with ssl.keystore.password and ssl.truststore.password, and

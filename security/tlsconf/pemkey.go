@@ -22,9 +22,9 @@ const encryptedKeyType = "ENCRYPTED PRIVATE KEY"
 // protects nothing and is ignored.
 //
 // The key must be encrypted with PKCS#12's PBE-SHA1-3DES (`openssl pkcs8
-// -topk8 -v1 PBE-SHA1-3DES`), the scheme Kafka documents and the one a
-// Java 17 broker reads, or with PBES2 (OpenSSL's default since 1.1, which
-// Java 17 does not read): PBKDF2 with HMAC-SHA256 or HMAC-SHA1, or scrypt,
+// -topk8 -v1 PBE-SHA1-3DES`), the scheme Kafka's own tests use and one a
+// Java 17 broker reads, or with PBES2 (OpenSSL's default since 1.1, whose
+// default form Kafka on Java 17 did not read when tested): PBKDF2 with HMAC-SHA256 or HMAC-SHA1, or scrypt,
 // and AES-CBC or 3DES-CBC. Other schemes (PBKDF2 with HMAC-SHA512, the
 // single-DES and RC2 ones) are refused with the reason.
 func decryptedKeyPEM(keyPEM []byte, password string) ([]byte, error) {

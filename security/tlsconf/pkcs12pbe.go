@@ -15,8 +15,9 @@ import (
 
 // oidPBEWithSHAAnd3KeyTripleDESCBC names PKCS#12's password-based 3DES
 // (RFC 7292, appendix C): the scheme of `openssl pkcs8 -topk8 -v1
-// PBE-SHA1-3DES`, the encrypted PEM key Kafka's documentation and tests
-// use, and one that a Java 17 broker reads (it reads no PBES2 key there).
+// PBE-SHA1-3DES`, the encrypted PEM key Kafka's own tests
+// use, and one that Kafka on Java 17 reads (it did not read OpenSSL's
+// default PBES2 key when tested).
 var oidPBEWithSHAAnd3KeyTripleDESCBC = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 12, 1, 3}
 
 // maxPBEIterations bounds the key derivation of a damaged or hostile file.

@@ -340,7 +340,7 @@ func TestJavaClientMutualTLS(t *testing.T) {
 }
 
 // TestJavaClientEncryptedPEMKeys: PEM keystores whose private keys are
-// encrypted as Kafka's documentation makes them (`openssl pkcs8 -topk8 -v1
+// encrypted as Kafka's own tests make them (`openssl pkcs8 -topk8 -v1
 // PBE-SHA1-3DES`) open with ssl.key.password on both sides of a mutual TLS
 // connection: kzadmind's listener, and Kafka's kafka-topics with the same
 // kind of file. Without the client's key password the tool fails.

@@ -189,6 +189,9 @@ func (d *Daemon) connect(ctx context.Context) error {
 	if zo.TLS, err = tlsconf.ZooKeeperClientConfig(d.conf.Property); err != nil {
 		return err
 	}
+	if err := zkacl.RequireIdentity(d.conf.ZooKeeper.SetACL, digest, zo.TLS); err != nil {
+		return err
+	}
 	zk, err := zkadmin.Connect(ctx, zo)
 	if err != nil {
 		return fmt.Errorf("connect to ZooKeeper %v: %w", zc.Servers, err)

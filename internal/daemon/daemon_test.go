@@ -213,3 +213,26 @@ func configsThroughSimulatedBrokers(t *testing.T, addr string) {
 		}
 	}
 }
+
+// TestSetACLNeedsAnIdentity: kzadmind with zookeeper.set.acl=true and no
+// identity (no digest, no TLS client certificate) refuses to start, as
+// Kafka's brokers do, before it connects to ZooKeeper (the address here
+// serves nothing), instead of failing at its first create.
+func TestSetACLNeedsAnIdentity(t *testing.T) {
+	conf := config.Default()
+	conf.NodeID = 3000
+	conf.ZooKeeper.Connect = config.ZKConnect{Servers: []string{"127.0.0.1:1"}}
+	conf.ZooKeeper.SetACL = true
+	conf.Listeners = []config.Listener{{Name: "PLAINTEXT", Host: "127.0.0.1", Port: 0}}
+	conf.HTTPListen = ""
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	d, err := Start(ctx, conf, Options{}, zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.WarnLevel))
+	if err == nil {
+		_ = d.Stop(context.Background())
+		t.Fatal("kzadmind started with zookeeper.set.acl=true and no identity")
+	}
+	if !strings.Contains(err.Error(), "zookeeper.set.acl=true needs an identity") || ctx.Err() != nil {
+		t.Fatalf("got %v (context: %v)", err, ctx.Err())
+	}
+}

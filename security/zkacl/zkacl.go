@@ -1,6 +1,8 @@
 package zkacl
 
 import (
+	"crypto/tls"
+	"errors"
 	"strings"
 
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -60,4 +62,22 @@ func DigestAuth(digest string) []zkadmin.Auth {
 func ConnectOptions(o *zkadmin.Options, setACL bool, digest string) {
 	o.ACL = ForOptions(setACL)
 	o.Auth = DigestAuth(digest)
+}
+
+// HasIdentity reports whether a session connected with digest and TLS
+// config tlsCfg has an identity of its own for ZooKeeper's "auth" ACLs:
+// the digest, or the x509 subject of a TLS client certificate.
+func HasIdentity(digest string, tlsCfg *tls.Config) bool {
+	return strings.TrimSpace(digest) != "" || (tlsCfg != nil && (len(tlsCfg.Certificates) > 0 || tlsCfg.GetClientCertificate != nil))
+}
+
+// RequireIdentity refuses zookeeper.set.acl=true without an identity, as
+// Kafka's brokers refuse to start: the znodes would belong to no one, and
+// ZooKeeper refuses such ACLs (InvalidACL) at the first create.
+func RequireIdentity(setACL bool, digest string, tlsCfg *tls.Config) error {
+	if !setACL || HasIdentity(digest, tlsCfg) {
+		return nil
+	}
+	return errors.New("zookeeper.set.acl=true needs an identity for the znodes kzadmin creates: " +
+		"kzadmin.zookeeper.digest=user:password, or a TLS client certificate (zookeeper.ssl.keystore.location)")
 }

@@ -2,8 +2,10 @@ package zkacl
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,5 +118,29 @@ func TestSecureLayoutOnZooKeeper(t *testing.T) {
 	unauth := connect("", ForOptions(true))
 	if _, err = unauth.Create(ctx, "/consumers/g2", nil, zkadmin.Persistent); !errors.Is(err, zkadmin.ErrInvalidACL) {
 		t.Errorf("secure create without auth: %v, want ErrInvalidACL", err)
+	}
+}
+
+func TestRequireIdentity(t *testing.T) {
+	withCert := &tls.Config{Certificates: []tls.Certificate{{}}}
+	for _, tc := range []struct {
+		setACL bool
+		digest string
+		tls    *tls.Config
+		ok     bool
+	}{
+		{false, "", nil, true},
+		{true, "ops:pw", nil, true},
+		{true, "", withCert, true},
+		{true, " ", nil, false},
+		{true, "", &tls.Config{}, false}, // TLS without a client certificate is no identity
+	} {
+		err := RequireIdentity(tc.setACL, tc.digest, tc.tls)
+		if (err == nil) != tc.ok {
+			t.Errorf("%+v: %v", tc, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "zookeeper.set.acl=true needs an identity") {
+			t.Errorf("message %v", err)
+		}
 	}
 }

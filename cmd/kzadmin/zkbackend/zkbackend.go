@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -67,14 +66,11 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		digest, _ := c.Property(config.ZooKeeperDigestKey)
 		var err error
 		if zo.TLS, err = tlsconf.ZooKeeperClientConfig(c.Property); err != nil {
-			return nil, fmt.Errorf("--config-file: %w", err)
+			return nil, err
 		}
-		certified := zo.TLS != nil && len(zo.TLS.Certificates) > 0
-		identified = strings.TrimSpace(digest) != "" || certified
-		if c.ZooKeeper.SetACL && !identified {
-			return nil, fmt.Errorf("zookeeper.set.acl=true needs an identity in --config-file: %s=user:password, "+
-				"or a client certificate for TLS to ZooKeeper (zookeeper.ssl.keystore.location); "+
-				"the znodes kzadmin creates belong to it", config.ZooKeeperDigestKey)
+		identified = zkacl.HasIdentity(digest, zo.TLS)
+		if err := zkacl.RequireIdentity(c.ZooKeeper.SetACL, digest, zo.TLS); err != nil {
+			return nil, err
 		}
 		zkacl.ConnectOptions(&zo, c.ZooKeeper.SetACL, digest)
 	}
@@ -119,8 +115,8 @@ func (b *Backend) Admin() *zkadmin.Admin { return b.admin }
 func (b *Backend) MigrateACLs(ctx context.Context, secure, dryRun bool) (zkacl.MigrationReport, error) {
 	if secure && !b.identified {
 		return zkacl.MigrationReport{}, fmt.Errorf("secure ACLs belong to the session's identity, and this one has none: give "+
-			"%s=user:password or a TLS client certificate (zookeeper.ssl.keystore.location) in --config-file, "+
-			"the identity the brokers and kzadmind use", config.ZooKeeperDigestKey)
+			"%s=user:password in --config-file or a TLS client certificate (zookeeper.ssl.keystore.location, in --config-file "+
+			"or --zk-tls-config-file), the identity the brokers and kzadmind use", config.ZooKeeperDigestKey)
 	}
 	return zkacl.Migrate(ctx, b.zk, zkacl.MigrateOptions{Secure: secure, DryRun: dryRun})
 }

@@ -135,6 +135,8 @@ func TestParseEveryKey(t *testing.T) {
 		{"zookeeper.ssl.endpoint.identification.algorithm", "", ""},
 		{"zookeeper.ssl.crl.enable", "false", "false"},
 		{"zookeeper.ssl.ocsp.enable", "FALSE", "FALSE"},
+		{ZooKeeperJAASFileKey, "/etc/kafka/jaas.conf", "/etc/kafka/jaas.conf"},
+		{"zookeeper.sasl.clientconfig", "ZkClient", "ZkClient"},
 		{"eligible.leader.replicas.enable", "TRUE", "true"},
 		{"min.insync.replicas", "2", "2"},
 		{DelegationTokenSecretKey, "s3cret", "s3cret"},

@@ -102,6 +102,8 @@ func nonDefault() Config {
 			"zookeeper.ssl.endpoint.identification.algorithm": "HTTPS",
 			"zookeeper.ssl.crl.enable":                        "false",
 			"zookeeper.ssl.ocsp.enable":                       "false",
+			ZooKeeperJAASFileKey:                              "/etc/kafka/kafka_server_jaas.conf",
+			"zookeeper.sasl.clientconfig":                     "Client",
 		},
 	}
 }

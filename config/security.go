@@ -18,6 +18,12 @@ const ListenerPrefix = "listener.name."
 // authentication, user:password.
 const ZooKeeperDigestKey = "kzadmin.zookeeper.digest"
 
+// ZooKeeperJAASFileKey is kzadmin's own key for SASL to ZooKeeper: the
+// JAAS file whose section (zookeeper.sasl.clientconfig, default Client)
+// holds the login, the file Kafka's brokers are given with
+// -Djava.security.auth.login.config.
+const ZooKeeperJAASFileKey = "kzadmin.zookeeper.sasl.jaas.file"
+
 // hidden replaces a sensitive value in error messages.
 const hidden = "[hidden]"
 
@@ -213,6 +219,10 @@ func securityKeys() []keySpec {
 		propKey("super.users", "Principals allowed everything: User:a;User:b.", checkPrincipals),
 		propKey("allow.everyone.if.no.acl.found", "Allow access to resources no ACL applies to (default false).", checkBool),
 		propKey(ZooKeeperDigestKey, "ZooKeeper digest authentication, user:password. Empty: none.", checkDigest),
+		propKey(ZooKeeperJAASFileKey, "A JAAS login configuration file, as the brokers' java.security.auth.login.config: "+
+			"kzadmin logs in to ZooKeeper with SASL DIGEST-MD5 as the user of its section zookeeper.sasl.clientconfig. Empty: no SASL.", nil),
+		propKey("zookeeper.sasl.clientconfig", "The section of "+ZooKeeperJAASFileKey+" to log in to ZooKeeper with "+
+			"(ZooKeeper's client property; default Client).", nil),
 	}
 }
 

@@ -88,6 +88,9 @@ func Connect(ctx context.Context, opts Options) (*Client, error) {
 	if opts.TLS != nil {
 		dial = tlsDialer(dial, opts.TLS)
 	}
+	if opts.SASL != nil {
+		dial = saslDialer(dial, opts.SASL, func(err error) { c.lastDialErr.Store(&err) })
+	}
 	dial = c.recordDialErrors(dial)
 	zkOpts = append(zkOpts, zk.WithDialer(c.shadow.dialer(c.order.dialer(dial))))
 	conn, events, err := zk.Connect(opts.Servers, opts.sessionTimeout(), zkOpts...)

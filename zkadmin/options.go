@@ -51,6 +51,10 @@ type Options struct {
 	// empty ServerName means the host of the address dialled, which the
 	// server's certificate must then name unless the config skips that.
 	TLS *tls.Config
+	// SASL, when set, logs every connection in with this mechanism right
+	// after its handshake, before any request (sasl_conn.go): ZooKeeper's
+	// SASLAuthenticationProvider, the identity sasl:<user>.
+	SASL SASLMechanism
 }
 
 // Auth is one credential for ZooKeeper's addauth.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -43,6 +44,16 @@ type Options struct {
 	// TLS, when set, adds a secure client port (TLS through ZooKeeper's
 	// Netty connection factory) next to the plain one.
 	TLS *TLSOptions
+	// SASL, when set, turns on ZooKeeper's SASL authentication provider,
+	// with DIGEST-MD5 logins (a JAAS Server section).
+	SASL *SASLOptions
+}
+
+// SASLOptions set up SASL logins. A client logged in as user has the
+// identity sasl:<user>; clients need not log in (ZooKeeper's default).
+type SASLOptions struct {
+	// Users are the DIGEST-MD5 user names and their passwords.
+	Users map[string]string
 }
 
 // TLSOptions set up the secure client port. ZooKeeper authenticates a
@@ -169,6 +180,18 @@ func (s *Server) writeConfig() (string, error) {
 		fmt.Fprintf(&b, "ssl.trustStore.location=%s\nssl.trustStore.type=PEM\n", t.Truststore)
 		fmt.Fprintf(&b, "ssl.clientAuth=%s\n", t.ClientAuth)
 	}
+	if s.opts.SASL != nil {
+		b.WriteString("authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\n")
+		var jaas strings.Builder
+		jaas.WriteString("Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required")
+		for _, user := range slices.Sorted(maps.Keys(s.opts.SASL.Users)) {
+			fmt.Fprintf(&jaas, "\n  user_%s=%q", user, s.opts.SASL.Users[user])
+		}
+		jaas.WriteString(";\n};\n")
+		if err := os.WriteFile(s.jaasPath(), []byte(jaas.String()), 0o600); err != nil {
+			return "", fmt.Errorf("zookeeper JAAS config: %w", err)
+		}
+	}
 	// The tests fsync a lot; keep the defaults (forceSync) so measured
 	// rates are those of a real deployment.
 	if len(s.peers) > 0 {
@@ -208,6 +231,9 @@ log4j.appender.CONSOLE.layout=org.apache.log4j.PatternLayout
 log4j.appender.CONSOLE.layout.ConversionPattern=%d{ISO8601} %-5p [%t:%C{1}@%L] %m%n
 `
 
+// jaasPath is the JAAS file of Options.SASL.
+func (s *Server) jaasPath() string { return filepath.Join(s.opts.DataDir, "jaas.conf") }
+
 func (s *Server) log4jPath() string { return filepath.Join(s.opts.DataDir, "log4j.properties") }
 
 // Restart starts the process again (after Stop or Kill) on the same ports
@@ -237,7 +263,7 @@ func (s *Server) launch() error {
 			// Pauses show in latencies: keep them where they can be
 			// looked up (gc.log next to server.log).
 			"-Xlog:gc:file=" + filepath.Join(s.opts.DataDir, "gc.log") + ":uptime",
-		}, s.collector(), s.opts.JVMArgs, []string{
+		}, s.collector(), s.saslArgs(), s.opts.JVMArgs, []string{
 			"-Dzookeeper.log.dir=" + s.opts.DataDir,
 			"-Dlog4j.configuration=file:" + s.log4jPath(),
 			"-cp", s.classpath,
@@ -252,6 +278,14 @@ func (s *Server) launch() error {
 		return fmt.Errorf("zookeeper %s: %w", s.Addr(), err)
 	}
 	return nil
+}
+
+// saslArgs point the JVM at the JAAS file of Options.SASL.
+func (s *Server) saslArgs() []string {
+	if s.opts.SASL == nil {
+		return nil
+	}
+	return []string{"-Djava.security.auth.login.config=" + s.jaasPath()}
 }
 
 // collector is the serial collector's flag, unless JVMArgs choose one

@@ -181,15 +181,19 @@ func (d *Daemon) connect(ctx context.Context) error {
 		Logger:         d.log, // zkadmin tags its lines with component=zkadmin
 	}
 	// Kafka's ACL layout on every znode kzadmin creates; with
-	// zookeeper.set.acl it needs an identity: the digest one, or the x509
-	// one of the client certificate of TLS to ZooKeeper (zookeeper.ssl.*).
+	// zookeeper.set.acl it needs an identity: the digest one, the x509 one
+	// of the client certificate of TLS to ZooKeeper (zookeeper.ssl.*), or
+	// the sasl one of a SASL login.
 	digest, _ := d.conf.Property(config.ZooKeeperDigestKey)
 	zkacl.ConnectOptions(&zo, d.conf.ZooKeeper.SetACL, digest)
 	var err error
 	if zo.TLS, err = tlsconf.ZooKeeperClientConfig(d.conf.Property); err != nil {
 		return err
 	}
-	if err := zkacl.RequireIdentity(d.conf.ZooKeeper.SetACL, digest, zo.TLS); err != nil {
+	if zo.SASL, err = zkacl.SASLFromConfig(d.conf.Property); err != nil {
+		return err
+	}
+	if err := zkacl.RequireIdentity(d.conf.ZooKeeper.SetACL, zo); err != nil {
 		return err
 	}
 	zk, err := zkadmin.Connect(ctx, zo)

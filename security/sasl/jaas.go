@@ -23,42 +23,94 @@ type JAASEntry struct {
 // (backslash escapes the next character); // and /* */ comments are
 // skipped.
 func ParseJAAS(s string) ([]JAASEntry, error) {
-	toks, err := jaasTokens(s)
+	const src = "sasl.jaas.config"
+	toks, err := jaasTokens(s, src, false)
 	if err != nil {
 		return nil, err
 	}
-	var out []JAASEntry
+	out, rest, err := jaasEntries(toks, src)
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		return nil, fmt.Errorf("%s: want \"<LoginModule> <flag> key=value ... ;\"", src)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no login module", src)
+	}
+	return out, nil
+}
+
+// ParseJAASFile reads a JAAS login configuration file, the file the JVM
+// is given with -Djava.security.auth.login.config: sections
+// "<Name> { <entries> };", each entry as in ParseJAAS. src names the file
+// in errors. A name given twice is an error.
+func ParseJAASFile(s, src string) (map[string][]JAASEntry, error) {
+	toks, err := jaasTokens(s, src, true)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]JAASEntry{}
 	for len(toks) > 0 {
+		if len(toks) < 2 || toks[0].special || !toks[1].is('{') {
+			return nil, fmt.Errorf("%s: want \"<Name> { <LoginModule> <flag> key=value ... ; };\"", src)
+		}
+		name := toks[0].text
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("%s: section %s is given twice", src, name)
+		}
+		entries, rest, err := jaasEntries(toks[2:], src)
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) < 2 || !rest[0].is('}') || !rest[1].is(';') {
+			return nil, fmt.Errorf("%s: section %s does not end with \"};\"", src, name)
+		}
+		if len(entries) == 0 {
+			return nil, fmt.Errorf("%s: section %s has no login module", src, name)
+		}
+		out[name] = entries
+		toks = rest[2:]
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no section", src)
+	}
+	return out, nil
+}
+
+// jaasEntries reads login module entries from the start of toks, up to
+// the end or a special token that cannot start one ('}'), and returns the
+// tokens left.
+func jaasEntries(toks []jaasToken, src string) ([]JAASEntry, []jaasToken, error) {
+	var out []JAASEntry
+	for len(toks) > 0 && !toks[0].is('}') {
 		if len(toks) < 2 || toks[0].special || toks[1].special {
-			return nil, fmt.Errorf("sasl.jaas.config: want \"<LoginModule> <flag> key=value ... ;\"")
+			return nil, nil, fmt.Errorf("%s: want \"<LoginModule> <flag> key=value ... ;\"", src)
 		}
 		e := JAASEntry{Module: toks[0].text, Flag: toks[1].text, Options: map[string]string{}}
 		switch e.Flag {
 		case "required", "requisite", "sufficient", "optional":
 		default:
-			return nil, fmt.Errorf("sasl.jaas.config: invalid control flag %q", e.Flag)
+			return nil, nil, fmt.Errorf("%s: invalid control flag %q", src, e.Flag)
 		}
 		toks = toks[2:]
 		for {
 			if len(toks) == 0 {
-				return nil, fmt.Errorf("sasl.jaas.config: entry for %s does not end with ';'", e.Module)
+				return nil, nil, fmt.Errorf("%s: entry for %s does not end with ';'", src, e.Module)
 			}
 			if toks[0].is(';') {
 				toks = toks[1:]
 				break
 			}
 			if len(toks) < 3 || toks[0].special || !toks[1].is('=') || toks[2].special {
-				return nil, fmt.Errorf("sasl.jaas.config: option of %s is not key=value", e.Module)
+				return nil, nil, fmt.Errorf("%s: option of %s is not key=value", src, e.Module)
 			}
 			e.Options[toks[0].text] = toks[2].text
 			toks = toks[3:]
 		}
 		out = append(out, e)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("sasl.jaas.config: no login module")
-	}
-	return out, nil
+	return out, toks, nil
 }
 
 // ParsePlainUsers returns the PLAIN users of a listener's
@@ -86,14 +138,20 @@ func ParsePlainUsers(jaas string) (map[string]string, error) {
 
 type jaasToken struct {
 	text    string
-	special bool // '=' or ';'
+	special bool // '=' or ';', and in a file '{' and '}'
 }
 
 func (t jaasToken) is(c byte) bool { return t.special && t.text == string(c) }
 
 // jaasTokens splits s into words, quoted strings and the specials '=' and
-// ';'.
-func jaasTokens(s string) ([]jaasToken, error) {
+// ';', and with braces '{' and '}' (a file's sections; in a
+// sasl.jaas.config value they are word characters, as in Kafka's parser).
+// src names the input in errors.
+func jaasTokens(s, src string, braces bool) ([]jaasToken, error) {
+	specials := "=;"
+	if braces {
+		specials = "=;{}"
+	}
 	var out []jaasToken
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -109,14 +167,14 @@ func jaasTokens(s string) ([]jaasToken, error) {
 		case strings.HasPrefix(s[i:], "/*"):
 			j := strings.Index(s[i+2:], "*/")
 			if j < 0 {
-				return nil, fmt.Errorf("sasl.jaas.config: unterminated comment")
+				return nil, fmt.Errorf("%s: unterminated comment", src)
 			}
 			i += j + 4
-		case c == '=' || c == ';':
+		case strings.IndexByte(specials, c) >= 0:
 			out = append(out, jaasToken{text: string(c), special: true})
 			i++
 		case c == '"' || c == '\'':
-			text, n, err := jaasQuoted(s[i:])
+			text, n, err := jaasQuoted(s[i:], src)
 			if err != nil {
 				return nil, err
 			}
@@ -124,7 +182,7 @@ func jaasTokens(s string) ([]jaasToken, error) {
 			i += n
 		default:
 			j := i
-			for j < len(s) && s[j] > ' ' && !strings.ContainsRune("=;\"'", rune(s[j])) {
+			for j < len(s) && s[j] > ' ' && strings.IndexByte(specials, s[j]) < 0 && s[j] != '"' && s[j] != '\'' {
 				j++
 			}
 			out = append(out, jaasToken{text: s[i:j]})
@@ -136,7 +194,7 @@ func jaasTokens(s string) ([]jaasToken, error) {
 
 // jaasQuoted reads a quoted string at the start of s and returns its value
 // and the bytes it spans.
-func jaasQuoted(s string) (string, int, error) {
+func jaasQuoted(s, src string) (string, int, error) {
 	q := s[0]
 	var b strings.Builder
 	for i := 1; i < len(s); i++ {
@@ -162,5 +220,5 @@ func jaasQuoted(s string) (string, int, error) {
 			b.WriteByte(s[i])
 		}
 	}
-	return "", 0, fmt.Errorf("sasl.jaas.config: unterminated quoted value")
+	return "", 0, fmt.Errorf("%s: unterminated quoted value", src)
 }

@@ -1,8 +1,6 @@
 package zkacl
 
 import (
-	"crypto/tls"
-	"errors"
 	"strings"
 
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -64,20 +62,24 @@ func ConnectOptions(o *zkadmin.Options, setACL bool, digest string) {
 	o.Auth = DigestAuth(digest)
 }
 
-// HasIdentity reports whether a session connected with digest and TLS
-// config tlsCfg has an identity of its own for ZooKeeper's "auth" ACLs:
-// the digest, or the x509 subject of a TLS client certificate.
-func HasIdentity(digest string, tlsCfg *tls.Config) bool {
-	return strings.TrimSpace(digest) != "" || (tlsCfg != nil && (len(tlsCfg.Certificates) > 0 || tlsCfg.GetClientCertificate != nil))
+// HasIdentity reports whether a session connected with o has an identity
+// of its own for ZooKeeper's "auth" ACLs: a digest, the x509 subject of a
+// TLS client certificate, or a SASL login.
+func HasIdentity(o zkadmin.Options) bool {
+	for _, a := range o.Auth {
+		if a.Scheme == "digest" && len(a.Credentials) > 0 {
+			return true
+		}
+	}
+	return o.SASL != nil || (o.TLS != nil && (len(o.TLS.Certificates) > 0 || o.TLS.GetClientCertificate != nil))
 }
 
 // RequireIdentity refuses zookeeper.set.acl=true without an identity, as
 // Kafka's brokers refuse to start: the znodes would belong to no one, and
 // ZooKeeper refuses such ACLs (InvalidACL) at the first create.
-func RequireIdentity(setACL bool, digest string, tlsCfg *tls.Config) error {
-	if !setACL || HasIdentity(digest, tlsCfg) {
+func RequireIdentity(setACL bool, o zkadmin.Options) error {
+	if !setACL || HasIdentity(o) {
 		return nil
 	}
-	return errors.New("zookeeper.set.acl=true needs an identity for the znodes kzadmin creates: " +
-		"kzadmin.zookeeper.digest=user:password, or a TLS client certificate (zookeeper.ssl.keystore.location)")
+	return errNoIdentity
 }

@@ -127,15 +127,19 @@ func TestRequireIdentity(t *testing.T) {
 		setACL bool
 		digest string
 		tls    *tls.Config
+		sasl   zkadmin.SASLMechanism
 		ok     bool
 	}{
-		{false, "", nil, true},
-		{true, "ops:pw", nil, true},
-		{true, "", withCert, true},
-		{true, " ", nil, false},
-		{true, "", &tls.Config{}, false}, // TLS without a client certificate is no identity
+		{false, "", nil, nil, true},
+		{true, "ops:pw", nil, nil, true},
+		{true, "", withCert, nil, true},
+		{true, "", nil, DigestMD5Login{Username: "kafka"}, true},
+		{true, " ", nil, nil, false},
+		{true, "", &tls.Config{}, nil, false}, // TLS without a client certificate is no identity
 	} {
-		err := RequireIdentity(tc.setACL, tc.digest, tc.tls)
+		o := zkadmin.Options{TLS: tc.tls, SASL: tc.sasl}
+		ConnectOptions(&o, tc.setACL, tc.digest)
+		err := RequireIdentity(tc.setACL, o)
 		if (err == nil) != tc.ok {
 			t.Errorf("%+v: %v", tc, err)
 		}

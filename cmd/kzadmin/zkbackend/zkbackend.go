@@ -35,8 +35,9 @@ type Options struct {
 type Backend struct {
 	zk    *zkadmin.Client
 	admin *zkadmin.Admin
-	// identified: the session has an identity of its own (a digest, or a
-	// TLS client certificate), which ZooKeeper's "auth" ACLs name.
+	// identified: the session has an identity of its own (a digest, a TLS
+	// client certificate or a SASL login), which ZooKeeper's "auth" ACLs
+	// name.
 	identified bool
 }
 
@@ -62,17 +63,20 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	if c := opts.Config; c != nil {
 		// As kzadmind and Kafka's brokers: znodes created under
 		// zookeeper.set.acl belong to the session's identities (digest,
-		// x509), readable by all but the sensitive ones.
+		// x509, sasl), readable by all but the sensitive ones.
 		digest, _ := c.Property(config.ZooKeeperDigestKey)
+		zkacl.ConnectOptions(&zo, c.ZooKeeper.SetACL, digest)
 		var err error
 		if zo.TLS, err = tlsconf.ZooKeeperClientConfig(c.Property); err != nil {
 			return nil, err
 		}
-		identified = zkacl.HasIdentity(digest, zo.TLS)
-		if err := zkacl.RequireIdentity(c.ZooKeeper.SetACL, digest, zo.TLS); err != nil {
+		if zo.SASL, err = zkacl.SASLFromConfig(c.Property); err != nil {
 			return nil, err
 		}
-		zkacl.ConnectOptions(&zo, c.ZooKeeper.SetACL, digest)
+		identified = zkacl.HasIdentity(zo)
+		if err := zkacl.RequireIdentity(c.ZooKeeper.SetACL, zo); err != nil {
+			return nil, err
+		}
 	}
 	if zc.Chroot != "" {
 		if err := checkChroot(ctx, zo, zc.Chroot); err != nil {

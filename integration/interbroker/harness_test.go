@@ -152,7 +152,14 @@ func runDaemon(ctx context.Context, t *testing.T, conf config.Config) *daemon.Da
 // properties; its log is shown if the test fails.
 func startBroker(ctx context.Context, t *testing.T, zkAddr string, port int, extra map[string]string) *kafka.Broker {
 	t.Helper()
-	b, err := kafka.StartBroker(ctx, kafka.BrokerOptions{ZooKeeper: zkAddr + chroot, ID: 1, Port: port, Extra: extra})
+	return startBrokerOpts(ctx, t, kafka.BrokerOptions{ZooKeeper: zkAddr + chroot, ID: 1, Port: port, Extra: extra})
+}
+
+// startBrokerOpts starts a broker, closed (its log kept on failure) when
+// the test ends.
+func startBrokerOpts(ctx context.Context, t *testing.T, opts kafka.BrokerOptions) *kafka.Broker {
+	t.Helper()
+	b, err := kafka.StartBroker(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/kzadmin/kzadmin/security"
 	"github.com/kzadmin/kzadmin/security/scram"
 	"github.com/kzadmin/kzadmin/security/tlsconf"
+	"github.com/kzadmin/kzadmin/security/zkacl"
+	"github.com/kzadmin/kzadmin/zkadmin"
 )
 
 // The README's examples name these; the test puts real files there.
@@ -74,7 +76,8 @@ func readmeSection(t *testing.T) string {
 	return s
 }
 
-// readmeFiles writes the keystore and truststore the examples name.
+// readmeFiles writes the keystore and truststore the examples name, and
+// the JAAS file, the Security section's jaas block.
 func readmeFiles(t *testing.T) string {
 	t.Helper()
 	ca, err := testpki.NewCA("readme-ca")
@@ -90,6 +93,13 @@ func readmeFiles(t *testing.T) string {
 		t.Fatal(err)
 	}
 	if _, err := testpki.WriteFile(dir, "ca.pem", ca.PEM()); err != nil {
+		t.Fatal(err)
+	}
+	jaas := fencedBlocks(readmeSection(t), "jaas")
+	if len(jaas) != 1 {
+		t.Fatalf("found %d jaas blocks in the Security section, want 1", len(jaas))
+	}
+	if _, err := testpki.WriteFile(dir, "kafka_server_jaas.conf", []byte(jaas[0])); err != nil {
 		t.Fatal(err)
 	}
 	return dir + "/"
@@ -143,8 +153,18 @@ func checkBuilds(t *testing.T, conf config.Config) {
 	if _, _, err := security.AuthorizerSettings(conf.Property); err != nil {
 		t.Errorf("authorizer: %v", err)
 	}
-	if _, err := tlsconf.ZooKeeperClientConfig(conf.Property); err != nil {
+	zo := zkadmin.Options{}
+	digest, _ := conf.Property(config.ZooKeeperDigestKey)
+	zkacl.ConnectOptions(&zo, conf.ZooKeeper.SetACL, digest)
+	var err error
+	if zo.TLS, err = tlsconf.ZooKeeperClientConfig(conf.Property); err != nil {
 		t.Errorf("TLS to ZooKeeper: %v", err)
+	}
+	if zo.SASL, err = zkacl.SASLFromConfig(conf.Property); err != nil {
+		t.Errorf("SASL to ZooKeeper: %v", err)
+	}
+	if err := zkacl.RequireIdentity(conf.ZooKeeper.SetACL, zo); err != nil {
+		t.Errorf("ZooKeeper identity: %v", err)
 	}
 	name := conf.ControllerToBrokerListenerName()
 	if _, err := security.NewClientDialer(security.ClientOptions{Listener: name,

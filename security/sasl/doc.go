@@ -18,4 +18,8 @@
 // brokers on SASL listeners: Authenticate runs SaslHandshake v1 and
 // SaslAuthenticate v1 with PLAIN or SCRAM (scram.Client), and reports a
 // broker's refusal as *AuthError with Kafka's error code.
+//
+// DigestMD5Client is the client side of DIGEST-MD5 (RFC 2831, qop auth),
+// which kzadmin logs in to ZooKeeper with, and ParseJAASFile reads the
+// JAAS file that names the login (security/zkacl).
 package sasl

@@ -17,10 +17,11 @@
 // A secure layout needs an authenticated ZooKeeper session: ZooKeeper
 // refuses the "auth" scheme (InvalidACL) when the session has no
 // identity. kzadmin authenticates with the digest scheme
-// (zkadmin.Options.Auth); go-zookeeper has no SASL, so a kzadmin session
-// cannot share the "sasl:<user>" identity of brokers that authenticate
-// to ZooKeeper with SASL. A TLS client certificate (zookeeper.ssl.*) gives
-// a session the identity x509:<its subject DN> as well.
+// (zkadmin.Options.Auth), with a TLS client certificate (zookeeper.ssl.*,
+// the identity x509:<its subject DN>), or with SASL DIGEST-MD5 from the
+// brokers' JAAS file (SASLFromConfig, zkadmin.Options.SASL: the identity
+// sasl:<user>, shared with brokers logged in as the same user). Kerberos
+// logins are not supported.
 //
 // Migrate sets these ACLs (or open ones) on the znodes of a cluster that
 // already exists, as Kafka's zookeeper-security-migration tool does.

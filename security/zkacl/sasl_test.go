@@ -3,12 +3,15 @@ package zkacl
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/integration/netcut"
+	"github.com/kzadmin/kzadmin/integration/waitfor"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/zkadmin"
 )
@@ -50,7 +53,8 @@ Kerberos {
 // Client) has the identity sasl:kafka: it owns the znodes it creates
 // under zookeeper.set.acl, which a session without the login reads but
 // cannot change. It logs in again after the server restarts (a write
-// needs the identity). A wrong password, and a server without SASL, fail
+// needs the identity), and after its session expired (the new session
+// logs in). A wrong password, and a server without SASL, fail
 // the connection with the reason named.
 func TestSASLLogin(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -62,8 +66,10 @@ func TestSASLLogin(t *testing.T) {
 	}
 	defer srv.Close()
 	jaas := writeJAAS(t, brokersJAAS)
+	// Through a proxy the test can cut, to expire the session.
+	proxy := netcut.New(t, srv.Addr())
 	connect := func(ctx context.Context, section string) (*zkadmin.Client, error) {
-		o := zkadmin.Options{Servers: []string{srv.Addr()}, Chroot: "/kafka", SessionTimeout: 6 * time.Second}
+		o := zkadmin.Options{Servers: []string{proxy.Addr()}, Chroot: "/kafka", SessionTimeout: 2 * time.Second}
 		ConnectOptions(&o, true, "")
 		var err error
 		if o.SASL, err = SASLFromConfig(configOf(map[string]string{jaasFileKey: jaas, jaasSectionKey: section})); err != nil {
@@ -129,6 +135,32 @@ func TestSASLLogin(t *testing.T) {
 	}
 	if _, err := c.Set(ctx, "/brokers", []byte("after restart"), -1); err != nil {
 		t.Fatalf("write after the server restarted: %v", err)
+	}
+
+	// After an expiry the server answers the old session's reconnection
+	// with none; the new session logs in again.
+	if _, err := c.Create(ctx, "/alive", nil, zkadmin.Ephemeral); err != nil {
+		t.Fatal(err)
+	}
+	oldSession := c.SessionID()
+	proxy.Cut()
+	if err := waitfor.Until(ctx, 30*time.Second, 50*time.Millisecond, func() error {
+		if _, _, err := plain.Get(ctx, "/alive"); !errors.Is(err, zkadmin.ErrNoNode) {
+			return fmt.Errorf("the cut session's ephemeral: %v", err)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	proxy.Heal()
+	if err := waitfor.Until(ctx, 30*time.Second, 50*time.Millisecond, func() error {
+		if c.SessionID() == oldSession || c.State() != zkadmin.StateConnected {
+			return fmt.Errorf("session 0x%x, state %v", c.SessionID(), c.State())
+		}
+		_, err := c.Set(ctx, "/granted", []byte("new session"), -1)
+		return err
+	}); err != nil {
+		t.Fatalf("write as sasl:kafka after the session expired: %v", err)
 	}
 
 	wctx, wcancel := context.WithTimeout(ctx, 4*time.Second)

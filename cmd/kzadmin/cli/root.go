@@ -94,7 +94,7 @@ validate without writing (validateOnly), where the API allows it.`,
 	f.StringVar(&a.g.CommandConfig, "command-config", "", "client properties for --bootstrap-server, as Kafka's tools take them: "+
 		"security.protocol, ssl.truststore.*, ssl.keystore.* (PEM, PKCS12, JKS), ssl.key.password, sasl.mechanism (PLAIN, SCRAM-SHA-256/512), sasl.jaas.config")
 	f.StringVar(&a.g.ConfigFile, "config-file", "", "kzadmin properties file (max.partitions, max.broker.partitions, "+
-		"num.partitions, default.replication.factor, zookeeper.connect; for --zookeeper: zookeeper.set.acl, kzadmin.zookeeper.digest, zookeeper.ssl.*)")
+		"num.partitions, default.replication.factor, zookeeper.connect; for --zookeeper: zookeeper.set.acl, kzadmin.zookeeper.digest, kzadmin.zookeeper.sasl.jaas.file, zookeeper.ssl.*)")
 	f.StringVar(&a.g.ZKTLSConfigFile, "zk-tls-config-file", "", "TLS to ZooKeeper for --zookeeper, as Kafka's tools take it: "+
 		"a properties file whose zookeeper.ssl.* keys are read, the rest ignored")
 	f.StringVarP(&a.g.Output, "output", "o", "table", "output format: table or json")
@@ -210,7 +210,7 @@ func (a *app) open(ctx context.Context) (backend.Backend, error) {
 	case a.g.ZooKeeper == "" && a.g.BootstrapServer == "":
 		return nil, usagef("--zookeeper host:port[/chroot] or --bootstrap-server host:port is required")
 	case a.g.CommandConfig != "" && a.g.BootstrapServer == "":
-		return nil, usagef("--command-config applies to --bootstrap-server (for --zookeeper, give zookeeper.set.acl, kzadmin.zookeeper.digest and zookeeper.ssl.* in --config-file)")
+		return nil, usagef("--command-config applies to --bootstrap-server (for --zookeeper, give zookeeper.set.acl, kzadmin.zookeeper.digest, kzadmin.zookeeper.sasl.jaas.file and zookeeper.ssl.* in --config-file)")
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.g.Timeout)
 	defer cancel()

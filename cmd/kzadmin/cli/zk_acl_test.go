@@ -50,7 +50,7 @@ func TestZooKeeperACLsFromConfigFile(t *testing.T) {
 	if err := os.WriteFile(noDigest, []byte("zookeeper.set.acl=true\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.want(1, []string{"zookeeper.set.acl=true needs an identity for the znodes kzadmin creates: kzadmin.zookeeper.digest=user:password, or a TLS client certificate"}, "topics", "create", "--topic", "open",
+	c.want(1, []string{"zookeeper.set.acl=true needs an identity for the znodes kzadmin creates: kzadmin.zookeeper.digest=user:password, a TLS client certificate (zookeeper.ssl.keystore.location), or a SASL login (kzadmin.zookeeper.sasl.jaas.file)"}, "topics", "create", "--topic", "open",
 		"--partitions", "1", "--replication-factor", "1", "--config-file", noDigest)
 	if ok, _, err := c.zk.Exists(c.ctx, znodes.TopicPath("open")); err != nil || ok {
 		t.Fatalf("topic written without the digest: %v %v", ok, err)

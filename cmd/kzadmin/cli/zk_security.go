@@ -38,8 +38,10 @@ the session's identities may do everything, everyone may read but the
 credentials under /config/users, /config/brokers and /delegation_token), or
 opens them all (unsecure), as Kafka's zookeeper-security-migration.sh does. It
 needs --zookeeper; the identity is the digest (kzadmin.zookeeper.digest) in
---config-file or the TLS client certificate (zookeeper.ssl.*, in --config-file
-or --zk-tls-config-file), and must be the one the brokers and kzadmind use, or
+--config-file, the TLS client certificate (zookeeper.ssl.*, in --config-file
+or --zk-tls-config-file) or the SASL login of the JAAS file named by
+kzadmin.zookeeper.sasl.jaas.file in --config-file (the brokers' own file, its
+Client section), and must be the one the brokers and kzadmind use, or
 they lose the right to write. Turn
 zookeeper.set.acl on everywhere first, then secure; unsecure before turning it
 off. Each znode is set alone: a run cut short is finished by running it again.

@@ -24,7 +24,8 @@ type Options struct {
 	// cluster-wide dynamic defaults in ZooKeeper are overlaid on it. Its
 	// zookeeper.set.acl and kzadmin.zookeeper.digest set the ACLs of the
 	// znodes created and the session's identity; its zookeeper.ssl.* keys
-	// connect over TLS, the client certificate being an identity too.
+	// connect over TLS, the client certificate being an identity too, and
+	// kzadmin.zookeeper.sasl.jaas.file logs in with SASL (sasl:<user>).
 	Config *config.Config
 	// SessionTimeout; 0 means 10s, plenty for a command.
 	SessionTimeout time.Duration
@@ -119,8 +120,9 @@ func (b *Backend) Admin() *zkadmin.Admin { return b.admin }
 func (b *Backend) MigrateACLs(ctx context.Context, secure, dryRun bool) (zkacl.MigrationReport, error) {
 	if secure && !b.identified {
 		return zkacl.MigrationReport{}, fmt.Errorf("secure ACLs belong to the session's identity, and this one has none: give "+
-			"%s=user:password in --config-file or a TLS client certificate (zookeeper.ssl.keystore.location, in --config-file "+
-			"or --zk-tls-config-file), the identity the brokers and kzadmind use", config.ZooKeeperDigestKey)
+			"%s=user:password in --config-file, a TLS client certificate (zookeeper.ssl.keystore.location, in --config-file "+
+			"or --zk-tls-config-file) or a SASL login (%s, in --config-file), the identity the brokers and kzadmind use",
+			config.ZooKeeperDigestKey, config.ZooKeeperJAASFileKey)
 	}
 	return zkacl.Migrate(ctx, b.zk, zkacl.MigrateOptions{Secure: secure, DryRun: dryRun})
 }

@@ -51,7 +51,8 @@ func run(m *testing.M) int {
 	defer zks.Close()
 	env.zk, env.connect = zks, zks.Addr()+"/kz"
 	c, err := kafka.StartCluster(ctx, env.connect, 3, kafka.ClusterOptions{
-		Broker: kafka.BrokerOptions{OffsetsReplicationFactor: 3},
+		// Two log directories each, for moves between them.
+		Broker: kafka.BrokerOptions{OffsetsReplicationFactor: 3, ExtraLogDirs: 1},
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "integration/cli: kafka: %v\n", err)

@@ -86,8 +86,12 @@ func (b *Broker) Rack() string { return b.opts.Rack }
 // DataDir holds the broker's config, output and (by default) data.
 func (b *Broker) DataDir() string { return b.opts.DataDir }
 
-// LogDir is the broker's log.dirs, where its partitions live.
+// LogDir is the broker's first log directory (its only one unless
+// BrokerOptions.ExtraLogDirs), where its partitions live.
 func (b *Broker) LogDir() string { return b.opts.LogDir }
+
+// LogDirs are all of the broker's log directories, its log.dirs.
+func (b *Broker) LogDirs() []string { return b.opts.logDirs() }
 
 // LogPath is the file the broker's log and JVM output go to.
 func (b *Broker) LogPath() string { return filepath.Join(b.opts.DataDir, "server.log") }

@@ -43,6 +43,9 @@ type BrokerOptions struct {
 	// LogDir is Kafka's log.dirs, where partitions live; empty means
 	// DataDir/kafka-logs.
 	LogDir string
+	// ExtraLogDirs adds log directories beside LogDir (LogDir-1,
+	// LogDir-2, ...), for moves between a broker's log directories.
+	ExtraLogDirs int
 
 	// HeapMB caps the JVM heap; 0 means 256.
 	HeapMB int
@@ -96,7 +99,7 @@ func (o BrokerOptions) serverProperties() map[string]string {
 	p := map[string]string{
 		"broker.id":                     strconv.Itoa(int(o.ID)),
 		"listeners":                     fmt.Sprintf("PLAINTEXT://127.0.0.1:%d", o.Port),
-		"log.dirs":                      o.LogDir,
+		"log.dirs":                      strings.Join(o.logDirs(), ","),
 		"zookeeper.connect":             o.ZooKeeper,
 		"zookeeper.session.timeout.ms":  strconv.FormatInt(o.SessionTimeout.Milliseconds(), 10),
 		"inter.broker.protocol.version": o.IBP,
@@ -161,11 +164,22 @@ func log4jConfig(level string) map[string]string {
 	}
 }
 
+// logDirs are LogDir and the ExtraLogDirs beside it.
+func (o BrokerOptions) logDirs() []string {
+	dirs := []string{o.LogDir}
+	for i := 1; i <= o.ExtraLogDirs; i++ {
+		dirs = append(dirs, fmt.Sprintf("%s-%d", o.LogDir, i))
+	}
+	return dirs
+}
+
 // writeBrokerConfig writes server.properties and log4j.properties into the
 // broker's data directory and returns their paths.
 func writeBrokerConfig(o BrokerOptions) (serverProps, log4jProps string, err error) {
-	if err := os.MkdirAll(o.LogDir, 0o755); err != nil {
-		return "", "", fmt.Errorf("broker %d log dir: %w", o.ID, err)
+	for _, dir := range o.logDirs() {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", "", fmt.Errorf("broker %d log dir: %w", o.ID, err)
+		}
 	}
 	serverProps = filepath.Join(o.DataDir, "server.properties")
 	if err := writeProperties(serverProps, o.serverProperties()); err != nil {

@@ -139,15 +139,21 @@ func jsonPlan(moves []backend.Reassignment) planFile {
 func (a *app) reassignExecute() *cobra.Command {
 	var planPath string
 	var wait bool
-	var throttle int64
+	var throttleRate, dirThrottleRate int64
 	var preserveThrottles bool
 	var waitTimeout, interval time.Duration
 	cmd := &cobra.Command{
 		Use:   "execute --reassignment-json-file FILE [--wait]",
 		Short: "Start a reassignment (through /admin/reassign_partitions)",
-		Args:  cobra.NoArgs,
+		Long: `execute starts the plan's reassignments, as kafka-reassign-partitions --execute
+does. A log_dirs entry naming a directory (not "any") moves that replica into
+that log directory of its broker; the brokers make those moves, so they need
+--bootstrap-server, and a move onto a broker that does not host the replica
+yet is asked again until the reassignment has created it there (until
+--timeout).`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			moves, err := readPlan(planPath)
+			moves, dirs, err := readPlan(planPath)
 			if err != nil {
 				return err
 			}
@@ -156,23 +162,14 @@ func (a *app) reassignExecute() *cobra.Command {
 				return err
 			}
 			defer b.Close()
-			ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout)
-			if throttle >= 0 && !a.g.DryRun {
-				// Refuse before a throttle is set when the moves cannot start.
-				// A backend that cannot dry-run (the wire one) finds out after,
-				// as Kafka's tool does; --verify then clears the throttles.
-				var noDry interface{ UsageError() bool }
-				if _, err := b.StartReassignment(ctx, moves, true); err != nil && !errors.As(err, &noDry) {
-					cancel()
-					return fail(err)
-				}
+			mover, err := logDirMover(b, dirs)
+			if err != nil {
+				return err
 			}
-			if throttle >= 0 {
-				// Set before the moves start, as Kafka's tool does.
-				if err := a.setThrottles(ctx, b, moves, throttle); err != nil {
-					cancel()
-					return fail(err)
-				}
+			ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout)
+			if err := a.throttleBeforeStart(ctx, b, moves, dirs, throttleRate, dirThrottleRate); err != nil {
+				cancel()
+				return fail(err)
 			}
 			res, err := b.StartReassignment(ctx, moves, a.g.DryRun)
 			cancel()
@@ -184,13 +181,24 @@ func (a *app) reassignExecute() *cobra.Command {
 					"--reassignment-json-file option during rollback\nSuccessfully started partition reassignments for %s\n",
 					planJSON(res.Current), moveNames(moves))
 			})
-			if err != nil || !wait || a.g.DryRun {
+			if err != nil {
 				return err
 			}
-			if err := a.waitReassignment(cmd.Context(), b, moves, waitTimeout, interval); err != nil {
+			if mover != nil {
+				ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout)
+				err := a.startDirMoves(ctx, mover, dirs, a.g.Timeout)
+				cancel()
+				if err != nil {
+					return fail(err)
+				}
+			}
+			if !wait || a.g.DryRun {
+				return nil
+			}
+			if err := a.waitReassignment(cmd.Context(), b, mover, moves, dirs, waitTimeout, interval); err != nil {
 				return fail(err)
 			}
-			if throttle < 0 || preserveThrottles {
+			if (throttleRate < 0 && dirThrottleRate < 0) || preserveThrottles {
 				return nil
 			}
 			// Done: take the throttles off, as --verify would.
@@ -204,10 +212,41 @@ func (a *app) reassignExecute() *cobra.Command {
 	f.BoolVar(&wait, "wait", false, "wait until the reassignment completes, with a progress bar on stderr")
 	f.DurationVar(&waitTimeout, "wait-timeout", 30*time.Minute, "give up waiting after this long")
 	f.DurationVar(&interval, "poll-interval", time.Second, "how often --wait looks at the cluster")
-	f.Int64Var(&throttle, "throttle", -1, "throttle the moves' replication at this rate in B/s, on their topics' moving "+
+	f.Int64Var(&throttleRate, "throttle", -1, "throttle the moves' replication at this rate in B/s, on their topics' moving "+
 		"replicas and their brokers, until --verify finds the plan complete (or --wait ends)")
+	f.Int64Var(&dirThrottleRate, "replica-alter-log-dirs-throttle", -1, "throttle the moves between log directories "+
+		"at this rate in B/s on their brokers, until --verify finds the plan complete (or --wait ends)")
 	f.BoolVar(&preserveThrottles, "preserve-throttles", false, "with --wait: leave the throttles in place when the plan completes")
 	return cmd
+}
+
+// throttleBeforeStart sets the throttles --throttle and
+// --replica-alter-log-dirs-throttle ask for (negative: none) before the
+// moves start, as Kafka's tool does. Moves that cannot start are refused
+// first; a backend that cannot dry-run (the wire one) finds out after, as
+// Kafka's tool does, and --verify then clears the throttles.
+func (a *app) throttleBeforeStart(ctx context.Context, b backend.Backend, moves []backend.Reassignment,
+	dirs []backend.ReplicaLogDir, rate, dirRate int64) error {
+	if rate < 0 && dirRate < 0 {
+		return nil
+	}
+	if !a.g.DryRun {
+		var noDry interface{ UsageError() bool }
+		if _, err := b.StartReassignment(ctx, moves, true); err != nil && !errors.As(err, &noDry) {
+			return err
+		}
+	}
+	fmt.Fprintln(a.noteOut(), "Warning: You must run --verify periodically, until the reassignment completes, "+
+		"to ensure the throttle is removed.")
+	if rate >= 0 {
+		if err := a.setThrottles(ctx, b, moves, rate); err != nil {
+			return err
+		}
+	}
+	if dirRate >= 0 {
+		return a.setLogDirThrottle(ctx, b, dirs, dirRate)
+	}
+	return nil
 }
 
 // partitionStatus is one partition's progress towards its target.
@@ -217,6 +256,8 @@ type partitionStatus struct {
 	Status    string  `json:"status"` // complete, in_progress, mismatch, unknown
 	Current   []int32 `json:"current"`
 	Target    []int32 `json:"target"`
+	// LogDirs are the partition's moves between log directories.
+	LogDirs []dirMoveStatus `json:"log_dirs,omitempty"`
 }
 
 // statuses compares the cluster with the plan as --verify does: in

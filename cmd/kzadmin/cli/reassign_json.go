@@ -83,38 +83,44 @@ func readTopicsToMove(path string) ([]string, error) {
 	return out, nil
 }
 
-// readPlan reads --reassignment-json-file. Moving replicas between log
-// directories needs the AlterReplicaLogDirs API, so log_dirs other than
-// "any" are refused.
-func readPlan(path string) ([]backend.Reassignment, error) {
+// readPlan reads --reassignment-json-file: the partitions' target
+// replicas, and the replicas whose log_dirs entry names a directory rather
+// than "any" (moves between log directories, which need the brokers:
+// --bootstrap-server).
+func readPlan(path string) ([]backend.Reassignment, []backend.ReplicaLogDir, error) {
 	var f planFile
 	if err := readJSONFile("--reassignment-json-file", path, &f); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if f.Version != 1 {
-		return nil, usagef("--reassignment-json-file %s: version %d is not supported (want 1)", path, f.Version)
+		return nil, nil, usagef("--reassignment-json-file %s: version %d is not supported (want 1)", path, f.Version)
 	}
 	if len(f.Partitions) == 0 {
-		return nil, usagef("--reassignment-json-file %s lists no partitions", path)
+		return nil, nil, usagef("--reassignment-json-file %s lists no partitions", path)
 	}
 	out := make([]backend.Reassignment, 0, len(f.Partitions))
+	var dirs []backend.ReplicaLogDir
 	for i, p := range f.Partitions {
 		if p.Topic == "" {
-			return nil, usagef("--reassignment-json-file %s: partition entry %d has no \"topic\"", path, i)
+			return nil, nil, usagef("--reassignment-json-file %s: partition entry %d has no \"topic\"", path, i)
 		}
 		if len(p.LogDirs) > 0 && len(p.LogDirs) != len(p.Replicas) {
-			return nil, usagef("--reassignment-json-file %s: %s-%d has %d log_dirs for %d replicas", path, p.Topic, p.Partition,
+			return nil, nil, usagef("--reassignment-json-file %s: %s-%d has %d log_dirs for %d replicas", path, p.Topic, p.Partition,
 				len(p.LogDirs), len(p.Replicas))
 		}
-		for _, d := range p.LogDirs {
-			if d != "any" {
-				return nil, usagef("--reassignment-json-file %s: %s-%d: log_dirs %q: moving replicas between log "+
-					"directories is not supported with --zookeeper; use \"any\"", path, p.Topic, p.Partition, strings.Join(p.LogDirs, ","))
+		for j, d := range p.LogDirs {
+			switch d {
+			case "any":
+			case "":
+				return nil, nil, usagef("--reassignment-json-file %s: %s-%d: log_dirs entry %d is empty (a directory, or \"any\")",
+					path, p.Topic, p.Partition, j)
+			default:
+				dirs = append(dirs, backend.ReplicaLogDir{Topic: p.Topic, Partition: p.Partition, Broker: p.Replicas[j], Dir: d})
 			}
 		}
 		out = append(out, backend.Reassignment{Topic: p.Topic, Partition: p.Partition, Replicas: p.Replicas})
 	}
-	return out, nil
+	return out, dirs, nil
 }
 
 // readElectionPartitions reads kafka-leader-election's --path-to-json-file:

@@ -128,7 +128,7 @@ func TestReassignCancelAndInputErrors(t *testing.T) {
 	before := c.snapshot()
 	c.want(2, []string{"not valid JSON"}, "reassign", "execute", "--reassignment-json-file", writeFile(t, `{"version":1,`))
 	c.want(2, []string{"version 2 is not supported"}, "reassign", "verify", "--reassignment-json-file", writeFile(t, `{"version":2,"partitions":[]}`))
-	c.want(2, []string{"moving replicas between log directories is not supported"}, "reassign", "execute", "--reassignment-json-file",
+	c.want(2, []string{"moving replicas between log directories is asked of the brokers, so it needs --bootstrap-server"}, "reassign", "execute", "--reassignment-json-file",
 		writeFile(t, `{"version":1,"partitions":[{"topic":"m","partition":0,"replicas":[1],"log_dirs":["/data/a"]}]}`))
 	// A throttle is not set for moves that cannot start.
 	c.want(1, []string{"There is an existing assignment running"}, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000")

@@ -51,8 +51,6 @@ func (a *app) setThrottles(ctx context.Context, b backend.Backend, moves []backe
 	if err != nil {
 		return fmt.Errorf("--throttle: %w", err)
 	}
-	fmt.Fprintln(a.noteOut(), "Warning: You must run --verify periodically, until the reassignment completes, "+
-		"to ensure the throttle is removed.")
 	topics := throttle.TopicConfigs(planned)
 	for _, topic := range slices.Sorted(maps.Keys(topics)) {
 		if err := a.alterForThrottle(ctx, b, backend.AlterConfigsRequest{EntityType: "topics", Name: topic,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -213,4 +214,100 @@ func brokerConfig(t *testing.T, ctx context.Context, key string) string {
 		}
 	}
 	return strings.Join(set, ",")
+}
+
+// TestLogDirsDescribeMatchesKafka: kzadmin log-dirs describe prints what
+// Kafka 3.9's kafka-log-dirs --describe prints for the same brokers and
+// topic: the same two lines, and the same document (directories and
+// partitions compared as sets: Kafka's tool prints them in hash order).
+func TestLogDirsDescribeMatchesKafka(t *testing.T) {
+	ctx := testCtx(t, 3*time.Minute)
+	const topic = "ld-describe"
+	kzOK(t, ctx, "topics", "create", "--topic", topic, "--replica-assignment", "1:2,2:3,3:1")
+	online(t, ctx, topic, 3, 2)
+	produceTo(t, ctx, topic, 0, 20, 100)
+	// Until the followers have every record: sizes and lags then stay.
+	eventually(t, ctx, topic+"-0 replicated", time.Minute, func() error {
+		sizes := map[int64]bool{}
+		for _, broker := range []int32{1, 2} {
+			described, err := env.adm.DescribeBrokerLogDirs(ctx, broker, kadm.TopicsSet{topic: {0: {}}})
+			if err != nil {
+				return err
+			}
+			for _, d := range described {
+				if p, ok := d.Topics.Lookup(topic, 0); ok {
+					sizes[p.Size] = true
+				}
+			}
+		}
+		if len(sizes) != 1 || sizes[0] {
+			return fmt.Errorf("sizes %v", sizes)
+		}
+		return nil
+	})
+	args := []string{"--broker-list", "1,2", "--topic-list", topic}
+	kafkaOut := tool(t, ctx, kafka.LogDirsCommand, append([]string{"--describe"}, args...)...)
+	var out, errOut bytes.Buffer
+	if code := cli.Run(ctx, append([]string{"log-dirs", "describe", "--bootstrap-server", env.kafka.Bootstrap()}, args...),
+		&out, &errOut, cli.Options{Terminal: func() bool { return false }}); code != 0 {
+		t.Fatalf("kzadmin log-dirs describe: exit %d\n%s%s", code, out.String(), errOut.String())
+	}
+	theirs, ours := logDirsOutput(t, kafkaOut), logDirsOutput(t, out.String())
+	if theirs != ours {
+		t.Errorf("Kafka's tool:\n%s\nkzadmin:\n%s", theirs, ours)
+	}
+	if !strings.Contains(ours, topic+"-0") || !strings.Contains(ours, "Received log directory information from brokers 1,2") {
+		t.Errorf("kzadmin printed:\n%s", out.String())
+	}
+	t.Logf("both printed (normalized):\n%s", ours)
+}
+
+// printedLogDirs is the document kafka-log-dirs prints.
+type printedLogDirs struct {
+	Version int                   `json:"version"`
+	Brokers []printedBrokerLogDir `json:"brokers"`
+}
+
+type printedBrokerLogDir struct {
+	Broker  int32 `json:"broker"`
+	LogDirs []struct {
+		LogDir     string           `json:"logDir"`
+		Error      *string          `json:"error"`
+		Partitions []map[string]any `json:"partitions"`
+	} `json:"logDirs"`
+}
+
+// logDirsOutput is kafka-log-dirs' output with its document's lists
+// sorted.
+func logDirsOutput(t *testing.T, out string) string {
+	t.Helper()
+	lines := strings.SplitN(strings.TrimSpace(out), "\n", 3)
+	if len(lines) != 3 {
+		t.Fatalf("not kafka-log-dirs output:\n%s", out)
+	}
+	var doc printedLogDirs
+	if err := json.Unmarshal([]byte(lines[2]), &doc); err != nil {
+		t.Fatalf("document %q: %v", lines[2], err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n%s\nversion %d\n", lines[0], lines[1], doc.Version)
+	slices.SortFunc(doc.Brokers, func(x, y printedBrokerLogDir) int { return int(x.Broker - y.Broker) })
+	for _, br := range doc.Brokers {
+		var dirs []string
+		for _, d := range br.LogDirs {
+			var ps []string
+			for _, p := range d.Partitions {
+				ps = append(ps, fmt.Sprintf("%v size=%v lag=%v future=%v", p["partition"], p["size"], p["offsetLag"], p["isFuture"]))
+			}
+			slices.Sort(ps)
+			errText := "null"
+			if d.Error != nil {
+				errText = *d.Error
+			}
+			dirs = append(dirs, fmt.Sprintf("  %s error=%s %v", d.LogDir, errText, ps))
+		}
+		slices.Sort(dirs)
+		fmt.Fprintf(&b, "broker %d\n%s\n", br.Broker, strings.Join(dirs, "\n"))
+	}
+	return b.String()
 }

@@ -22,6 +22,7 @@ const (
 	ReassignPartitionsCommand = "org.apache.kafka.tools.reassign.ReassignPartitionsCommand"
 	LeaderElectionCommand     = "org.apache.kafka.tools.LeaderElectionCommand"
 	ZkSecurityMigrator        = "kafka.admin.ZkSecurityMigrator"
+	LogDirsCommand            = "org.apache.kafka.tools.LogDirsCommand"
 )
 
 // RunTool runs a Kafka command-line tool (mainClass, e.g. TopicCommand)

@@ -37,6 +37,15 @@ type Backend interface {
 	Close()
 }
 
+// ReassignmentLister is offered by the backends that can list the
+// reassignments in progress without reading every topic (over the wire:
+// ListPartitionReassignments); for the others, Describe of every topic
+// tells.
+type ReassignmentLister interface {
+	// Reassigning lists the partitions being reassigned, sorted.
+	Reassigning(ctx context.Context) ([]TopicPartition, error)
+}
+
 // TopicPartition names one partition.
 type TopicPartition struct {
 	Topic     string `json:"topic"`

@@ -29,12 +29,15 @@ type ReplicaDirs struct {
 	Future  string
 }
 
-// LogDirMover is offered by the backends that reach the brokers (over
+// LogDirAdmin is offered by the backends that reach the brokers (over
 // --bootstrap-server): moving a replica between a broker's log
 // directories is asked of that broker (AlterReplicaLogDirs), and where a
 // replica's log lives is told by it (DescribeLogDirs). ZooKeeper knows
 // neither, so the ZooKeeper backend does not offer it.
-type LogDirMover interface {
+type LogDirAdmin interface {
+	// DescribeLogDirs returns each broker's log directories and the
+	// replicas in them, brokers in the order given.
+	DescribeLogDirs(ctx context.Context, brokers []int32) ([]BrokerLogDirs, error)
 	// AlterReplicaLogDirs asks each replica's broker to move it into its
 	// Dir. It returns one outcome per move, in order: nil when the move
 	// has started (or the replica is there already); ErrReplicaNotAvailable
@@ -49,3 +52,29 @@ type LogDirMover interface {
 // ErrReplicaNotAvailable is a move asked of a broker that does not host
 // the replica (yet).
 var ErrReplicaNotAvailable = errors.New("the broker does not host the replica")
+
+// BrokerLogDirs are one broker's log directories, in the broker's order.
+type BrokerLogDirs struct {
+	Broker int32
+	Dirs   []LogDir
+}
+
+// LogDir is one log directory and the replicas it holds. ErrorCode is
+// Kafka's (KAFKA_STORAGE_ERROR for an offline directory, which lists no
+// replicas).
+type LogDir struct {
+	Dir       string
+	ErrorCode int16
+	Replicas  []LogDirReplica
+}
+
+// LogDirReplica is one replica's log in a directory: its size in bytes,
+// how far it is behind (the high watermark for a current log, the current
+// log's end for a future one), and whether it is the future log of a move.
+type LogDirReplica struct {
+	Topic     string
+	Partition int32
+	Size      int64
+	OffsetLag int64
+	IsFuture  bool
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -140,7 +141,7 @@ func (a *app) reassignExecute() *cobra.Command {
 	var planPath string
 	var wait bool
 	var throttleRate, dirThrottleRate int64
-	var preserveThrottles bool
+	var preserveThrottles, additional bool
 	var waitTimeout, interval time.Duration
 	cmd := &cobra.Command{
 		Use:   "execute --reassignment-json-file FILE [--wait]",
@@ -162,11 +163,17 @@ yet is asked again until the reassignment has created it there (until
 				return err
 			}
 			defer b.Close()
-			mover, err := logDirMover(b, dirs)
+			mover, err := dirAdminFor(b, dirs)
 			if err != nil {
 				return err
 			}
 			ctx, cancel := context.WithTimeout(cmd.Context(), a.g.Timeout)
+			if !additional {
+				if err := refuseWhileReassigning(ctx, b); err != nil {
+					cancel()
+					return fail(err)
+				}
+			}
 			if err := a.throttleBeforeStart(ctx, b, moves, dirs, throttleRate, dirThrottleRate); err != nil {
 				cancel()
 				return fail(err)
@@ -217,7 +224,54 @@ yet is asked again until the reassignment has created it there (until
 	f.Int64Var(&dirThrottleRate, "replica-alter-log-dirs-throttle", -1, "throttle the moves between log directories "+
 		"at this rate in B/s on their brokers, until --verify finds the plan complete (or --wait ends)")
 	f.BoolVar(&preserveThrottles, "preserve-throttles", false, "with --wait: leave the throttles in place when the plan completes")
+	f.BoolVar(&additional, "additional", false, "start the plan although other reassignments are in progress "+
+		"(or resubmit one in progress, to change its throttle)")
 	return cmd
+}
+
+// refuseWhileReassigning refuses to start a plan while any partition of
+// the cluster is being reassigned, as kafka-reassign-partitions --execute
+// does without --additional: the new plan would be mixed up with moves
+// someone else started.
+func refuseWhileReassigning(ctx context.Context, b backend.Backend) error {
+	var ongoing []backend.TopicPartition
+	if l, ok := b.(backend.ReassignmentLister); ok {
+		var err error
+		if ongoing, err = l.Reassigning(ctx); err != nil {
+			return fmt.Errorf("list the reassignments in progress: %w", err)
+		}
+	} else {
+		view, err := b.Describe(ctx, backend.DescribeRequest{All: true})
+		if err != nil {
+			return fmt.Errorf("list the reassignments in progress: %w", err)
+		}
+		for _, t := range view.Topics {
+			for _, p := range t.Partitions {
+				if len(p.Adding) > 0 || len(p.Removing) > 0 {
+					ongoing = append(ongoing, backend.TopicPartition{Topic: t.Name, Partition: p.ID})
+				}
+			}
+		}
+		for tp := range view.Pending {
+			if !slices.Contains(ongoing, tp) {
+				ongoing = append(ongoing, tp)
+			}
+		}
+	}
+	if len(ongoing) == 0 {
+		return nil
+	}
+	names := make([]string, 0, 5)
+	for _, tp := range ongoing[:min(len(ongoing), 5)] {
+		names = append(names, tp.String())
+	}
+	if len(ongoing) > 5 {
+		names = append(names, "...")
+	}
+	return fmt.Errorf("cannot execute because there is an existing partition assignment (%s in progress: %s). "+
+		"Use --additional to override this and create a new partition assignment in addition to the existing one. "+
+		"The --additional flag can also be used to change the throttle by resubmitting the current reassignment",
+		plural(len(ongoing), "partition", "partitions"), strings.Join(names, ", "))
 }
 
 // throttleBeforeStart sets the throttles --throttle and

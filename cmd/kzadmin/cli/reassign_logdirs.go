@@ -19,13 +19,13 @@ import (
 // make these moves (AlterReplicaLogDirs) and know how far they have got
 // (DescribeLogDirs), so they need --bootstrap-server.
 
-// logDirMover returns b's log-directory moves when the plan has any, or
+// dirAdminFor returns b's log-directory moves when the plan has any, or
 // refuses a backend without them.
-func logDirMover(b backend.Backend, dirs []backend.ReplicaLogDir) (backend.LogDirMover, error) {
+func dirAdminFor(b backend.Backend, dirs []backend.ReplicaLogDir) (backend.LogDirAdmin, error) {
 	if len(dirs) == 0 {
 		return nil, nil
 	}
-	m, ok := b.(backend.LogDirMover)
+	m, ok := b.(backend.LogDirAdmin)
 	if !ok {
 		return nil, usagef("--reassignment-json-file names log directories (%s to %s): moving replicas between log "+
 			"directories is asked of the brokers, so it needs --bootstrap-server; with --zookeeper use \"any\"",
@@ -96,7 +96,7 @@ func dirMoveLine(r backend.ReplicaLogDir, s dirMoveStatus) string {
 }
 
 // dirMoveStatuses describes each move, in the plan's order.
-func dirMoveStatuses(ctx context.Context, m backend.LogDirMover, dirs []backend.ReplicaLogDir) ([]dirMoveStatus, error) {
+func dirMoveStatuses(ctx context.Context, m backend.LogDirAdmin, dirs []backend.ReplicaLogDir) ([]dirMoveStatus, error) {
 	where, err := m.DescribeReplicaLogDirs(ctx, dirs)
 	if err != nil {
 		return nil, err
@@ -116,7 +116,7 @@ const dirMoveRetry = 100 * time.Millisecond
 // asking again while a broker does not host the replica yet, until every
 // move has started or timeout passes, as kafka-reassign-partitions
 // --execute does. A dry run says what it would ask.
-func (a *app) startDirMoves(ctx context.Context, m backend.LogDirMover, dirs []backend.ReplicaLogDir, timeout time.Duration) error {
+func (a *app) startDirMoves(ctx context.Context, m backend.LogDirAdmin, dirs []backend.ReplicaLogDir, timeout time.Duration) error {
 	pending := slices.SortedFunc(slices.Values(dirs), compareReplicas)
 	if a.g.DryRun {
 		for _, r := range pending {

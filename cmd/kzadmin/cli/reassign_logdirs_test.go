@@ -82,6 +82,10 @@ func (f *fakeMover) AlterReplicaLogDirs(_ context.Context, moves []backend.Repli
 	return out
 }
 
+func (f *fakeMover) DescribeLogDirs(context.Context, []int32) ([]backend.BrokerLogDirs, error) {
+	return nil, errors.New("not used")
+}
+
 func (f *fakeMover) DescribeReplicaLogDirs(context.Context, []backend.ReplicaLogDir) ([]backend.ReplicaDirs, error) {
 	return nil, errors.New("not used")
 }

@@ -70,7 +70,11 @@ func TestReassignGenerateExecuteVerify(t *testing.T) {
 	}
 	c.want(0, []string{"Reassignment of partition r-0 is still in progress.", "Reassignment of partition r-1 is still in progress."},
 		"reassign", "verify", "--reassignment-json-file", plan)
-	c.want(1, []string{"There is an existing assignment running", "r-0, r-1"}, "reassign", "execute", "--reassignment-json-file", plan)
+	// As Kafka's tool: not while another reassignment is in progress, but
+	// with --additional; the request znode still in flight refuses that.
+	c.want(1, []string{"cannot execute because there is an existing partition assignment (2 partitions in progress: r-0, r-1). Use --additional"},
+		"reassign", "execute", "--reassignment-json-file", plan)
+	c.want(1, []string{"There is an existing assignment running", "r-0, r-1"}, "reassign", "execute", "--reassignment-json-file", plan, "--additional")
 	target := map[int32][]int32{}
 	for _, p := range proposal.Partitions {
 		target[p.Partition] = p.Replicas
@@ -130,8 +134,11 @@ func TestReassignCancelAndInputErrors(t *testing.T) {
 	c.want(2, []string{"version 2 is not supported"}, "reassign", "verify", "--reassignment-json-file", writeFile(t, `{"version":2,"partitions":[]}`))
 	c.want(2, []string{"moving replicas between log directories is asked of the brokers, so it needs --bootstrap-server"}, "reassign", "execute", "--reassignment-json-file",
 		writeFile(t, `{"version":1,"partitions":[{"topic":"m","partition":0,"replicas":[1],"log_dirs":["/data/a"]}]}`))
+	c.want(2, []string{"log-dirs describe asks the brokers: it needs --bootstrap-server"}, "log-dirs", "describe")
+	c.want(2, []string{"--broker-list", "is not a broker id"}, "log-dirs", "describe", "--broker-list", "1,x")
 	// A throttle is not set for moves that cannot start.
-	c.want(1, []string{"There is an existing assignment running"}, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000")
+	c.want(1, []string{"There is an existing assignment running"}, "reassign", "execute", "--reassignment-json-file", plan, "--throttle", "1000",
+		"--additional")
 	c.want(2, []string{"--reassignment-json-file is required"}, "reassign", "verify")
 	c.want(2, []string{"not a broker id"}, "reassign", "generate", "--topics-to-move-json-file",
 		writeFile(t, `{"topics":[{"topic":"m"}],"version":1}`), "--broker-list", "1,x")

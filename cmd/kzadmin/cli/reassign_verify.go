@@ -15,7 +15,7 @@ import (
 // between log directories, through mover), drawing progress on stderr. A
 // partition that ends up on other replicas than planned (someone else
 // re-targeted it) stops the wait with an error.
-func (a *app) waitReassignment(ctx context.Context, b backend.Backend, mover backend.LogDirMover, moves []backend.Reassignment,
+func (a *app) waitReassignment(ctx context.Context, b backend.Backend, mover backend.LogDirAdmin, moves []backend.Reassignment,
 	dirs []backend.ReplicaLogDir, timeout, interval time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -96,7 +96,7 @@ the throttled replicas of the plan's topics (--preserve-throttles keeps them).`,
 				return err
 			}
 			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
-				mover, err := logDirMover(b, dirs)
+				mover, err := dirAdminFor(b, dirs)
 				if err != nil {
 					return err
 				}
@@ -198,7 +198,7 @@ are removed (--preserve-throttles keeps them).`,
 				tps[i] = backend.TopicPartition{Topic: m.Topic, Partition: m.Partition}
 			}
 			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
-				mover, err := logDirMover(b, dirs)
+				mover, err := dirAdminFor(b, dirs)
 				if err != nil {
 					return err
 				}
@@ -243,7 +243,7 @@ are removed (--preserve-throttles keeps them).`,
 // cancelDirMoves stops the plan's moves between log directories that are
 // in progress, by asking each broker to keep the replica in its current
 // directory, as kafka-reassign-partitions --cancel does.
-func (a *app) cancelDirMoves(ctx context.Context, m backend.LogDirMover, dirs []backend.ReplicaLogDir) error {
+func (a *app) cancelDirMoves(ctx context.Context, m backend.LogDirAdmin, dirs []backend.ReplicaLogDir) error {
 	st, err := dirMoveStatuses(ctx, m, dirs)
 	if err != nil {
 		return err

@@ -102,7 +102,7 @@ validate without writing (validateOnly), where the API allows it.`,
 	f.DurationVar(&a.g.Timeout, "timeout", 30*time.Second, "time limit for talking to the cluster")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErr{err} })
 	root.AddCommand(a.topicsCommand(), a.configsCommand(), a.reassignCommand(), a.electCommand(), a.aclsCommand(),
-		a.zkSecurityCommand())
+		a.zkSecurityCommand(), a.logDirsCommand())
 	return group(root)
 }
 

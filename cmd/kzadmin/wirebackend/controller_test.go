@@ -181,3 +181,11 @@ func uncleanElection(t *testing.T, ctx context.Context, c *ownCluster) {
 		t.Fatalf("uc-0 led by %d", l)
 	}
 }
+
+// TestLogDirsOfTheController: log-dirs describe asks the brokers, not
+// kzadmind, which hosts no replicas (and is left out of the brokers, as
+// everywhere in the CLI): asking for it is refused, naming the brokers.
+func TestLogDirsOfTheController(t *testing.T) {
+	want(t, dev.wire(t, "log-dirs", "describe", "--broker-list", fmt.Sprint(config.DevNodeID)), 1,
+		fmt.Sprintf("the given brokers do not exist from --broker-list: %d. Current existent brokers: 1,2,3", config.DevNodeID))
+}

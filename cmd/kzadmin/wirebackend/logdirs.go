@@ -13,7 +13,7 @@ import (
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/backend"
 )
 
-var _ backend.LogDirMover = (*Backend)(nil)
+var _ backend.LogDirAdmin = (*Backend)(nil)
 
 // A replica's log directory is its broker's business: both requests go
 // to the broker of each replica, as Kafka's AdminClient sends them, one
@@ -42,7 +42,7 @@ func (b *Backend) brokerRequest(ctx context.Context, broker int32, req kmsg.Requ
 	return resp, nil
 }
 
-// AlterReplicaLogDirs implements backend.LogDirMover.
+// AlterReplicaLogDirs implements backend.LogDirAdmin.
 func (b *Backend) AlterReplicaLogDirs(ctx context.Context, moves []backend.ReplicaLogDir) []error {
 	out := make([]error, len(moves))
 	groups, brokers := byBroker(moves)
@@ -95,7 +95,7 @@ func (b *Backend) AlterReplicaLogDirs(ctx context.Context, moves []backend.Repli
 	return out
 }
 
-// DescribeReplicaLogDirs implements backend.LogDirMover. A directory the
+// DescribeReplicaLogDirs implements backend.LogDirAdmin. A directory the
 // broker reports offline (KAFKA_STORAGE_ERROR) lists no replicas, as in
 // Kafka's AdminClient; any other directory error fails the call.
 func (b *Backend) DescribeReplicaLogDirs(ctx context.Context, replicas []backend.ReplicaLogDir) ([]backend.ReplicaDirs, error) {
@@ -143,6 +143,35 @@ func (b *Backend) DescribeReplicaLogDirs(ctx context.Context, replicas []backend
 		}
 		for _, i := range idx {
 			out[i] = where[backend.TopicPartition{Topic: replicas[i].Topic, Partition: replicas[i].Partition}]
+		}
+	}
+	return out, nil
+}
+
+// DescribeLogDirs implements backend.LogDirAdmin: every directory of each
+// broker with all its replicas (a null topic list), as Kafka's
+// kafka-log-dirs asks.
+func (b *Backend) DescribeLogDirs(ctx context.Context, brokers []int32) ([]backend.BrokerLogDirs, error) {
+	out := make([]backend.BrokerLogDirs, len(brokers))
+	for i, broker := range brokers {
+		req := kmsg.NewPtrDescribeLogDirsRequest()
+		resp, err := responseAs[*kmsg.DescribeLogDirsResponse](b.brokerRequest(ctx, broker, req))
+		if err != nil {
+			return nil, fmt.Errorf("describe log dirs: %w", err)
+		}
+		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+			return nil, fmt.Errorf("describe log dirs: broker %d: %w", broker, err)
+		}
+		out[i].Broker = broker
+		for _, d := range resp.Dirs {
+			dir := backend.LogDir{Dir: d.Dir, ErrorCode: d.ErrorCode}
+			for _, t := range d.Topics {
+				for _, p := range t.Partitions {
+					dir.Replicas = append(dir.Replicas, backend.LogDirReplica{Topic: t.Topic, Partition: p.Partition,
+						Size: p.Size, OffsetLag: p.OffsetLag, IsFuture: p.IsFuture})
+				}
+			}
+			out[i].Dirs = append(out[i].Dirs, dir)
 		}
 	}
 	return out, nil

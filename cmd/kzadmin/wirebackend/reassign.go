@@ -1,9 +1,11 @@
 package wirebackend
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -211,4 +213,19 @@ func partitionFailures(failed []error, succeeded []string, what string) error {
 		e.Message += fmt.Sprintf(" (the %s of %s went through)", what, strings.Join(succeeded, ","))
 	}
 	return &e
+}
+
+var _ backend.ReassignmentLister = (*Backend)(nil)
+
+// Reassigning lists the partitions being reassigned, cluster-wide, with
+// one ListPartitionReassignments, as kafka-reassign-partitions asks before
+// it executes a plan.
+func (b *Backend) Reassigning(ctx context.Context) ([]backend.TopicPartition, error) {
+	moving, err := b.reassigning(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.SortedFunc(maps.Keys(moving), func(x, y backend.TopicPartition) int {
+		return cmp.Or(strings.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition))
+	}), nil
 }

@@ -33,8 +33,12 @@ func (b *Backend) cluster(ctx context.Context) (*backend.ClusterView, error) {
 		return nil, codeError("", resp.ErrorCode, resp.ErrorMessage)
 	}
 	v.Controller = resp.ControllerID
+	kzadmind, err := b.controllerServesDTP(ctx)
+	if err != nil {
+		return nil, err
+	}
 	for _, br := range resp.Brokers {
-		if br.NodeID == v.Controller && !b.metadataOnly() {
+		if br.NodeID == v.Controller && kzadmind {
 			continue
 		}
 		vb := backend.Broker{ID: br.NodeID, Endpoints: []string{net.JoinHostPort(br.Host, strconv.Itoa(int(br.Port)))}}

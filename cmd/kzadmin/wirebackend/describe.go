@@ -2,6 +2,7 @@ package wirebackend
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
@@ -121,13 +122,49 @@ func (b *Backend) describeTopics(ctx context.Context, names []string, all bool) 
 			d, err = p.named(ctx, names)
 		}
 		if !unsupported(err) {
+			if err == nil && d.requests > 0 {
+				b.learnDTP(true) // it answered one
+			}
 			return d, err
 		}
-		b.mu.Lock()
-		b.noDTP = true
-		b.mu.Unlock()
+		b.learnDTP(false)
 	}
 	return b.metadataTopics(ctx, names, all)
+}
+
+// learnDTP records whether the controller serves DescribeTopicPartitions.
+func (b *Backend) learnDTP(serves bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.noDTP, b.dtpKnown = !serves, true
+}
+
+// controllerServesDTP reports whether the controller serves
+// DescribeTopicPartitions: as learnt from a describe, or else from its
+// ApiVersions (asked once).
+func (b *Backend) controllerServesDTP(ctx context.Context) (bool, error) {
+	b.mu.Lock()
+	known, no := b.dtpKnown, b.noDTP
+	b.mu.Unlock()
+	if known {
+		return !no, nil
+	}
+	// Sent as an admin request, to the controller, kgo leaves the request
+	// as it is: v3+ needs the software name filled in here.
+	req := kmsg.NewPtrApiVersionsRequest()
+	req.ClientSoftwareName, req.ClientSoftwareVersion = softwareName, softwareVersion
+	resp, err := responseAs[*kmsg.ApiVersionsResponse](b.controllerRequest(ctx, req))
+	if err == nil && resp.ErrorCode != 0 {
+		err = codeError("", resp.ErrorCode, nil)
+	}
+	if err != nil {
+		return false, fmt.Errorf("ApiVersions of the controller: %w", err)
+	}
+	serves := slices.ContainsFunc(resp.ApiKeys, func(k kmsg.ApiVersionsResponseApiKey) bool {
+		return k.ApiKey == kmsg.DescribeTopicPartitions.Int16()
+	})
+	b.learnDTP(serves)
+	return serves, nil
 }
 
 func (b *Backend) metadataOnly() bool {

@@ -52,6 +52,9 @@ type Options struct {
 	ClientOptions []kgo.Opt
 }
 
+// What kzadmin tells brokers it is (ApiVersions v3+).
+const softwareName, softwareVersion = "kzadmin", "1.0.0"
+
 // Backend is the Kafka-protocol backend.
 type Backend struct {
 	cl   *kgo.Client
@@ -59,8 +62,9 @@ type Backend struct {
 
 	mu sync.Mutex
 	// noDTP: the controller does not serve DescribeTopicPartitions, so
-	// topics are described with Metadata.
-	noDTP bool
+	// topics are described with Metadata; dtpKnown: a request or the
+	// controller's ApiVersions told which.
+	noDTP, dtpKnown bool
 	// reached: some request got an answer, so the cluster exists; a
 	// failed dial is then a node going away (retried), not a wrong
 	// address (reported at once).
@@ -88,7 +92,7 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	kopts := []kgo.Opt{
 		kgo.SeedBrokers(seeds...),
 		kgo.ClientID("kzadmin"),
-		kgo.SoftwareNameAndVersion("kzadmin", "1.0.0"),
+		kgo.SoftwareNameAndVersion(softwareName, softwareVersion),
 		// One try per request: the backend's own loop retries, so that
 		// what is retried, and how long, is decided in one place.
 		kgo.RequestRetries(1),

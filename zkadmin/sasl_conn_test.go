@@ -38,11 +38,13 @@ func saslReply(xid, code int32, token []byte, tokenLen int32) []byte {
 func runLogin(t *testing.T, connect, reply []byte) ([]byte, error) {
 	t.Helper()
 	client, server := net.Pipe()
+	// Both ends stay open until the client has read: a pipe closed at one
+	// end refuses SetDeadline at the other.
+	defer server.Close()
 	defer client.Close()
 	var failed error
 	conn := &saslConn{Conn: client, server: "zk:2181", mech: scriptedSASL{}, failed: func(err error) { failed = err }}
 	go func() {
-		defer server.Close()
 		if _, err := server.Write(connect); err != nil {
 			return
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -261,6 +262,9 @@ func refuseWhileReassigning(ctx context.Context, b backend.Backend) error {
 	if len(ongoing) == 0 {
 		return nil
 	}
+	slices.SortFunc(ongoing, func(x, y backend.TopicPartition) int {
+		return cmp.Or(strings.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition))
+	})
 	names := make([]string, 0, 5)
 	for _, tp := range ongoing[:min(len(ongoing), 5)] {
 		names = append(names, tp.String())

@@ -134,7 +134,7 @@ func TestApiVersions(t *testing.T) {
 	if err := cc.c.Negotiate(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	want := map[int16]int16{3: 12, 4: 7, 5: 4, 6: 8, 18: 4, replicalog.GetReplicaLogInfoKey: 0}
+	want := map[int16]int16{3: 12, 4: 7, 5: 4, 6: 8, 18: 4, 34: 2, 35: 4, replicalog.GetReplicaLogInfoKey: 0}
 	if len(cc.c.Versions()) != len(want) {
 		t.Fatalf("advertised %v", cc.c.Versions())
 	}

@@ -25,6 +25,8 @@ func servedKeys() []int16 {
 		kmsg.LeaderAndISR.Int16(),
 		kmsg.StopReplica.Int16(),
 		kmsg.UpdateMetadata.Int16(),
+		kmsg.DescribeLogDirs.Int16(),
+		kmsg.AlterReplicaLogDirs.Int16(),
 	}
 }
 
@@ -32,10 +34,12 @@ func servedKeys() []int16 {
 // advertises, so ApiVersions answers as such a broker does for them.
 func (b *Broker) newMux() (*wire.Mux, error) {
 	handlers := map[int16]wire.HandlerFunc{
-		kmsg.Metadata.Int16():       b.handleMetadata,
-		kmsg.LeaderAndISR.Int16():   b.handleLeaderAndIsr,
-		kmsg.StopReplica.Int16():    b.handleStopReplica,
-		kmsg.UpdateMetadata.Int16(): b.handleUpdateMetadata,
+		kmsg.Metadata.Int16():            b.handleMetadata,
+		kmsg.LeaderAndISR.Int16():        b.handleLeaderAndIsr,
+		kmsg.StopReplica.Int16():         b.handleStopReplica,
+		kmsg.UpdateMetadata.Int16():      b.handleUpdateMetadata,
+		kmsg.DescribeLogDirs.Int16():     b.handleDescribeLogDirs,
+		kmsg.AlterReplicaLogDirs.Int16(): b.handleAlterReplicaLogDirs,
 	}
 	mux := wire.NewMux()
 	if err := mux.Register(b.getReplicaLogInfoRoute()); err != nil {

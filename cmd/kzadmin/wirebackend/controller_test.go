@@ -189,3 +189,21 @@ func TestLogDirsOfTheController(t *testing.T) {
 	want(t, dev.wire(t, "log-dirs", "describe", "--broker-list", fmt.Sprint(config.DevNodeID)), 1,
 		fmt.Sprintf("the given brokers do not exist from --broker-list: %d. Current existent brokers: 1,2,3", config.DevNodeID))
 }
+
+// TestLogDirsInDevMode: the simulated brokers answer the log-directory
+// APIs with their one directory each, so log-dirs describe and a plan
+// with log_dirs work in dev mode: a replica moved onto another broker,
+// into that broker's directory, is asked for until the broker hosts it.
+func TestLogDirsInDevMode(t *testing.T) {
+	want(t, dev.wire(t, "topics", "create", "--topic", "ldsim", "--replica-assignment", "1,2"), 0)
+	dev.settled(t, "ldsim")
+	want(t, dev.wire(t, "log-dirs", "describe", "--topic-list", "ldsim"), 0,
+		"Received log directory information from brokers 1,2,3",
+		`"logDir":"`+brokersim.LogDir(1)+`","error":null,"partitions":[{"partition":"ldsim-0","size":0,"offsetLag":0,"isFuture":false}]`)
+	dir := brokersim.LogDir(3)
+	plan := writeFile(t, `{"version":1,"partitions":[{"topic":"ldsim","partition":0,"replicas":[3],"log_dirs":["`+dir+`"]}]}`)
+	want(t, dev.wire(t, "reassign", "execute", "--reassignment-json-file", plan, "--wait", "--poll-interval", "20ms"), 0,
+		"Successfully started moving log directory to "+dir+" for replica ldsim-0 with broker 3")
+	want(t, dev.wire(t, "reassign", "verify", "--reassignment-json-file", plan), 0,
+		"Reassignment of partition ldsim-0 is completed.", "Reassignment of replica ldsim-0-3 completed successfully.")
+}

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/cli"
 	"github.com/kzadmin/kzadmin/integration/kafka"
 )
 
@@ -91,6 +93,20 @@ func TestKzadminCancelsKafkaToolReassignment(t *testing.T) {
 	p := d.Partitions[0]
 	if !slices.Equal(p.Adding, []int32{2}) || !slices.Equal(p.Removing, []int32{1}) {
 		t.Fatalf("kzadmin does not see the reassignment in flight: %+v", p)
+	}
+	// kafka-reassign-partitions --list and kzadmin reassign list, over
+	// ZooKeeper and over the wire, print the same.
+	want := tool(t, ctx, kafka.ReassignPartitionsCommand, "--list")
+	if !strings.Contains(want, "kz-slow-0: replicas: 2,1. adding: 2. removing: 1.") {
+		t.Errorf("Kafka's --list:\n%s", want)
+	}
+	if got := kzOK(t, ctx, "reassign", "list"); strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Errorf("reassign list over ZooKeeper:\n%s\nKafka's tool:\n%s", got, want)
+	}
+	var wout, werr bytes.Buffer
+	if code := cli.Run(ctx, []string{"reassign", "list", "--bootstrap-server", env.kafka.Bootstrap()}, &wout, &werr,
+		cli.Options{Terminal: func() bool { return false }}); code != 0 || strings.TrimSpace(wout.String()) != strings.TrimSpace(want) {
+		t.Errorf("reassign list over the wire: exit %d\n%s%s\nKafka's tool:\n%s", code, wout.String(), werr.String(), want)
 	}
 	if out := kzOK(t, ctx, "reassign", "verify", "--reassignment-json-file", plan); !strings.Contains(out, "is still in progress") {
 		t.Errorf("verify:\n%s", out)

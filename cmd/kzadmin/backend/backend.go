@@ -42,8 +42,18 @@ type Backend interface {
 // ListPartitionReassignments); for the others, Describe of every topic
 // tells.
 type ReassignmentLister interface {
-	// Reassigning lists the partitions being reassigned, sorted.
-	Reassigning(ctx context.Context) ([]TopicPartition, error)
+	// Reassigning lists the reassignments in progress, sorted.
+	Reassigning(ctx context.Context) ([]OngoingReassignment, error)
+}
+
+// OngoingReassignment is one partition being reassigned: its replicas
+// (the target and those being removed), and those being added and
+// removed.
+type OngoingReassignment struct {
+	TopicPartition
+	Replicas []int32
+	Adding   []int32
+	Removing []int32
 }
 
 // TopicPartition names one partition.

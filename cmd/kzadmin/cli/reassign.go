@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ func (a *app) reassignCommand() *cobra.Command {
 		Use:   "reassign",
 		Short: "Generate, execute, verify and cancel partition reassignments (kafka-reassign-partitions.sh)",
 	}
-	cmd.AddCommand(a.reassignGenerate(), a.reassignExecute(), a.reassignVerify(), a.reassignCancel())
+	cmd.AddCommand(a.reassignGenerate(), a.reassignExecute(), a.reassignVerify(), a.reassignCancel(), a.reassignList())
 	return group(cmd)
 }
 
@@ -233,49 +234,122 @@ yet is asked again until the reassignment has created it there (until
 // refuseWhileReassigning refuses to start a plan while any partition of
 // the cluster is being reassigned, as kafka-reassign-partitions --execute
 // does without --additional: the new plan would be mixed up with moves
-// someone else started.
+// someone else started. A request in /admin/reassign_partitions that the
+// controller has not begun counts too.
 func refuseWhileReassigning(ctx context.Context, b backend.Backend) error {
-	var ongoing []backend.TopicPartition
-	if l, ok := b.(backend.ReassignmentLister); ok {
-		var err error
-		if ongoing, err = l.Reassigning(ctx); err != nil {
-			return fmt.Errorf("list the reassignments in progress: %w", err)
-		}
-	} else {
-		view, err := b.Describe(ctx, backend.DescribeRequest{All: true})
-		if err != nil {
-			return fmt.Errorf("list the reassignments in progress: %w", err)
-		}
-		for _, t := range view.Topics {
-			for _, p := range t.Partitions {
-				if len(p.Adding) > 0 || len(p.Removing) > 0 {
-					ongoing = append(ongoing, backend.TopicPartition{Topic: t.Name, Partition: p.ID})
-				}
-			}
-		}
-		for tp := range view.Pending {
-			if !slices.Contains(ongoing, tp) {
-				ongoing = append(ongoing, tp)
-			}
+	ongoing, pending, err := ongoingReassignments(ctx, b)
+	if err != nil {
+		return fmt.Errorf("list the reassignments in progress: %w", err)
+	}
+	tps := slices.Clone(pending)
+	for _, o := range ongoing {
+		if !slices.Contains(tps, o.TopicPartition) {
+			tps = append(tps, o.TopicPartition)
 		}
 	}
-	if len(ongoing) == 0 {
+	if len(tps) == 0 {
 		return nil
 	}
-	slices.SortFunc(ongoing, func(x, y backend.TopicPartition) int {
-		return cmp.Or(strings.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition))
-	})
+	slices.SortFunc(tps, compareTopicPartitions)
 	names := make([]string, 0, 5)
-	for _, tp := range ongoing[:min(len(ongoing), 5)] {
+	for _, tp := range tps[:min(len(tps), 5)] {
 		names = append(names, tp.String())
 	}
-	if len(ongoing) > 5 {
+	if len(tps) > 5 {
 		names = append(names, "...")
 	}
 	return fmt.Errorf("cannot execute because there is an existing partition assignment (%s in progress: %s). "+
 		"Use --additional to override this and create a new partition assignment in addition to the existing one. "+
 		"The --additional flag can also be used to change the throttle by resubmitting the current reassignment",
-		plural(len(ongoing), "partition", "partitions"), strings.Join(names, ", "))
+		plural(len(tps), "partition", "partitions"), strings.Join(names, ", "))
+}
+
+func compareTopicPartitions(x, y backend.TopicPartition) int {
+	return cmp.Or(strings.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition))
+}
+
+// ongoingReassignments lists the reassignments in progress, sorted, and
+// (ZooKeeper only) the partitions of /admin/reassign_partitions the
+// controller has not begun.
+func ongoingReassignments(ctx context.Context, b backend.Backend) ([]backend.OngoingReassignment, []backend.TopicPartition, error) {
+	if l, ok := b.(backend.ReassignmentLister); ok {
+		ongoing, err := l.Reassigning(ctx)
+		return ongoing, nil, err
+	}
+	view, err := b.Describe(ctx, backend.DescribeRequest{All: true})
+	if err != nil {
+		return nil, nil, err
+	}
+	var ongoing []backend.OngoingReassignment
+	for _, t := range view.Topics {
+		for _, p := range t.Partitions {
+			if len(p.Adding) > 0 || len(p.Removing) > 0 {
+				ongoing = append(ongoing, backend.OngoingReassignment{TopicPartition: backend.TopicPartition{Topic: t.Name, Partition: p.ID},
+					Replicas: p.Replicas, Adding: p.Adding, Removing: p.Removing})
+			}
+		}
+	}
+	slices.SortFunc(ongoing, func(x, y backend.OngoingReassignment) int {
+		return compareTopicPartitions(x.TopicPartition, y.TopicPartition)
+	})
+	pending := slices.SortedFunc(maps.Keys(view.Pending), compareTopicPartitions)
+	return ongoing, pending, nil
+}
+
+func (a *app) reassignList() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the reassignments in progress (kafka-reassign-partitions --list)",
+		Long: `list prints every partition of the cluster being reassigned, with its replicas
+and those being added and removed, as kafka-reassign-partitions --list does.
+With --zookeeper, partitions requested in /admin/reassign_partitions that the
+controller has not begun are named after them.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withBackend(cmd, func(ctx context.Context, b backend.Backend) error {
+				ongoing, pending, err := ongoingReassignments(ctx, b)
+				if err != nil {
+					return err
+				}
+				if a.jsonOutput() {
+					type entry struct {
+						Topic     string  `json:"topic"`
+						Partition int32   `json:"partition"`
+						Replicas  []int32 `json:"replicas"`
+						Adding    []int32 `json:"adding_replicas"`
+						Removing  []int32 `json:"removing_replicas"`
+					}
+					out := struct {
+						Reassignments []entry                  `json:"reassignments"`
+						NotBegun      []backend.TopicPartition `json:"requested_not_begun,omitempty"`
+					}{Reassignments: []entry{}, NotBegun: pending}
+					for _, o := range ongoing {
+						out.Reassignments = append(out.Reassignments, entry{o.Topic, o.Partition, o.Replicas, nonNil(o.Adding), nonNil(o.Removing)})
+					}
+					return a.printJSON(out)
+				}
+				if len(ongoing) == 0 {
+					fmt.Fprintln(a.out, "No partition reassignments found.")
+				} else {
+					fmt.Fprintln(a.out, "Current partition reassignments:")
+					for _, o := range ongoing {
+						line := fmt.Sprintf("%s: replicas: %s.", o.TopicPartition, joinIDs(o.Replicas))
+						if len(o.Adding) > 0 {
+							line += fmt.Sprintf(" adding: %s.", joinIDs(o.Adding))
+						}
+						if len(o.Removing) > 0 {
+							line += fmt.Sprintf(" removing: %s.", joinIDs(o.Removing))
+						}
+						fmt.Fprintln(a.out, line)
+					}
+				}
+				if len(pending) > 0 {
+					fmt.Fprintf(a.out, "Requested in /admin/reassign_partitions, not begun by the controller: %s\n", tpNames(pending))
+				}
+				return nil
+			})
+		},
+	}
 }
 
 // throttleBeforeStart sets the throttles --throttle and

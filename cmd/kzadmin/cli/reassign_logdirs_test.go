@@ -137,3 +137,15 @@ func TestStartDirMoves(t *testing.T) {
 		t.Fatalf("dry run: %v, asked %v, %q", err, m.asked, out)
 	}
 }
+
+// TestAttachDirStatuses: under -o json each move between log directories
+// is listed on its partition's status.
+func TestAttachDirStatuses(t *testing.T) {
+	st := []partitionStatus{{Topic: "a", Partition: 0}, {Topic: "a", Partition: 1}}
+	dirs := []backend.ReplicaLogDir{{Topic: "a", Partition: 1, Broker: 2, Dir: "/x"}, {Topic: "a", Partition: 1, Broker: 3, Dir: "/y"}}
+	dirSt := []dirMoveStatus{{Broker: 2, Target: "/x", Status: "complete"}, {Broker: 3, Target: "/y", Status: "missing"}}
+	attachDirStatuses(st, dirs, dirSt)
+	if len(st[0].LogDirs) != 0 || len(st[1].LogDirs) != 2 || st[1].LogDirs[1].Broker != 3 {
+		t.Fatalf("%+v", st)
+	}
+}

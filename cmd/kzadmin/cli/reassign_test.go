@@ -70,6 +70,8 @@ func TestReassignGenerateExecuteVerify(t *testing.T) {
 	}
 	c.want(0, []string{"Reassignment of partition r-0 is still in progress.", "Reassignment of partition r-1 is still in progress."},
 		"reassign", "verify", "--reassignment-json-file", plan)
+	c.want(0, []string{"No partition reassignments found.\nRequested in /admin/reassign_partitions, not begun by the controller: r-0,r-1"},
+		"reassign", "list")
 	// As Kafka's tool: not while another reassignment is in progress, but
 	// with --additional; the request znode still in flight refuses that.
 	c.want(1, []string{"cannot execute because there is an existing partition assignment (2 partitions in progress: r-0, r-1). Use --additional"},

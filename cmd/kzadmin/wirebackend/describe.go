@@ -247,7 +247,7 @@ func partition(t *backend.Topic, id int32) (backend.Partition, bool) {
 }
 
 // move is a partition's reassignment in progress.
-type move struct{ adding, removing []int32 }
+type move struct{ replicas, adding, removing []int32 }
 
 // stillIn reports whether the move, read before the partition's replicas,
 // is still under way in them: a move that ended meanwhile has taken its
@@ -282,8 +282,8 @@ func (b *Backend) reassigning(ctx context.Context) (map[backend.TopicPartition]m
 	out := map[backend.TopicPartition]move{}
 	for _, t := range resp.Topics {
 		for _, p := range t.Partitions {
-			out[backend.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = move{adding: nonEmpty(p.AddingReplicas),
-				removing: nonEmpty(p.RemovingReplicas)}
+			out[backend.TopicPartition{Topic: t.Topic, Partition: p.Partition}] = move{replicas: p.Replicas,
+				adding: nonEmpty(p.AddingReplicas), removing: nonEmpty(p.RemovingReplicas)}
 		}
 	}
 	return out, nil

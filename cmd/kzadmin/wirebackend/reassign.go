@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -217,15 +216,19 @@ func partitionFailures(failed []error, succeeded []string, what string) error {
 
 var _ backend.ReassignmentLister = (*Backend)(nil)
 
-// Reassigning lists the partitions being reassigned, cluster-wide, with
-// one ListPartitionReassignments, as kafka-reassign-partitions asks before
-// it executes a plan.
-func (b *Backend) Reassigning(ctx context.Context) ([]backend.TopicPartition, error) {
+// Reassigning lists the reassignments in progress, cluster-wide, with one
+// ListPartitionReassignments, as kafka-reassign-partitions asks.
+func (b *Backend) Reassigning(ctx context.Context) ([]backend.OngoingReassignment, error) {
 	moving, err := b.reassigning(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return slices.SortedFunc(maps.Keys(moving), func(x, y backend.TopicPartition) int {
+	out := make([]backend.OngoingReassignment, 0, len(moving))
+	for tp, m := range moving {
+		out = append(out, backend.OngoingReassignment{TopicPartition: tp, Replicas: m.replicas, Adding: m.adding, Removing: m.removing})
+	}
+	slices.SortFunc(out, func(x, y backend.OngoingReassignment) int {
 		return cmp.Or(strings.Compare(x.Topic, y.Topic), cmp.Compare(x.Partition, y.Partition))
-	}), nil
+	})
+	return out, nil
 }

@@ -292,7 +292,14 @@ func ongoingReassignments(ctx context.Context, b backend.Backend) ([]backend.Ong
 	slices.SortFunc(ongoing, func(x, y backend.OngoingReassignment) int {
 		return compareTopicPartitions(x.TopicPartition, y.TopicPartition)
 	})
-	pending := slices.SortedFunc(maps.Keys(view.Pending), compareTopicPartitions)
+	// The controller keeps a request in the znode until its moves are
+	// done: only those with no move yet are not begun.
+	var pending []backend.TopicPartition
+	for _, tp := range slices.SortedFunc(maps.Keys(view.Pending), compareTopicPartitions) {
+		if !slices.ContainsFunc(ongoing, func(o backend.OngoingReassignment) bool { return o.TopicPartition == tp }) {
+			pending = append(pending, tp)
+		}
+	}
 	return ongoing, pending, nil
 }
 

@@ -19,7 +19,7 @@ import (
 func (a *app) reassignCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "reassign",
-		Short: "Generate, execute, verify and cancel partition reassignments (kafka-reassign-partitions.sh)",
+		Short: "Generate, execute, verify, cancel and list partition reassignments (kafka-reassign-partitions.sh)",
 	}
 	cmd.AddCommand(a.reassignGenerate(), a.reassignExecute(), a.reassignVerify(), a.reassignCancel(), a.reassignList())
 	return group(cmd)
@@ -147,7 +147,7 @@ func (a *app) reassignExecute() *cobra.Command {
 	var waitTimeout, interval time.Duration
 	cmd := &cobra.Command{
 		Use:   "execute --reassignment-json-file FILE [--wait]",
-		Short: "Start a reassignment (through /admin/reassign_partitions)",
+		Short: "Start a reassignment (/admin/reassign_partitions, or AlterPartitionReassignments over the wire)",
 		Long: `execute starts the plan's reassignments, as kafka-reassign-partitions --execute
 does. A log_dirs entry naming a directory (not "any") moves that replica into
 that log directory of its broker; the brokers make those moves, so they need

@@ -75,8 +75,9 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "kzadmin",
 		Short: "Administer a ZooKeeper-mode Kafka cluster: topics, configs, reassignments, elections",
 		Long: `kzadmin administers a ZooKeeper-mode Kafka cluster the way kafka-topics.sh,
-kafka-configs.sh, kafka-reassign-partitions.sh and kafka-leader-election.sh do,
-with kzadmin's validation and partition limits (max.partitions,
+kafka-configs.sh, kafka-acls.sh, kafka-reassign-partitions.sh,
+kafka-leader-election.sh, kafka-log-dirs.sh and zookeeper-security-migration.sh
+do, with kzadmin's validation and partition limits (max.partitions,
 max.broker.partitions) checked before anything is written.
 
 --zookeeper host:port[/chroot] reads and writes Kafka's znodes directly.

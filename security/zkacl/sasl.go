@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/kzadmin/kzadmin/security/sasl"
@@ -23,8 +22,11 @@ import (
 // DigestLoginModule is ZooKeeper's login module for DIGEST-MD5.
 const DigestLoginModule = "org.apache.zookeeper.server.auth.DigestLoginModule"
 
-// kerberosLoginModules are the JVM's Kerberos login modules.
-var kerberosLoginModules = []string{"com.sun.security.auth.module.Krb5LoginModule", "com.ibm.security.auth.module.Krb5LoginModule"}
+// The JVMs' Kerberos login modules.
+const (
+	krb5LoginModule    = "com.sun.security.auth.module.Krb5LoginModule"
+	ibmKrb5LoginModule = "com.ibm.security.auth.module.Krb5LoginModule"
+)
 
 // The keys SASLFromConfig reads.
 const (
@@ -73,7 +75,7 @@ func SASLFromConfig(get func(string) (string, bool)) (zkadmin.SASLMechanism, err
 				return nil, fmt.Errorf("%s: section %s of %s: %s has no username", jaasFileKey, section, path, DigestLoginModule)
 			}
 			return DigestMD5Login{Username: user, Password: password}, nil
-		case slices.Contains(kerberosLoginModules, e.Module):
+		case e.Module == krb5LoginModule || e.Module == ibmKrb5LoginModule:
 			return nil, fmt.Errorf("%s: section %s of %s: Kerberos (GSSAPI) to ZooKeeper is not supported; "+
 				"DIGEST-MD5 (%s) or a TLS client certificate are", jaasFileKey, section, path, DigestLoginModule)
 		}

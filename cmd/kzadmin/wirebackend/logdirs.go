@@ -95,9 +95,10 @@ func (b *Backend) AlterReplicaLogDirs(ctx context.Context, moves []backend.Repli
 	return out
 }
 
-// DescribeReplicaLogDirs implements backend.LogDirAdmin. A directory the
-// broker reports offline (KAFKA_STORAGE_ERROR) lists no replicas, as in
-// Kafka's AdminClient; any other directory error fails the call.
+// DescribeReplicaLogDirs implements backend.LogDirAdmin, asking each
+// broker for its replicas only. A directory the broker reports offline
+// (KAFKA_STORAGE_ERROR) lists no replicas, as in Kafka's AdminClient; any
+// other directory error fails the call.
 func (b *Backend) DescribeReplicaLogDirs(ctx context.Context, replicas []backend.ReplicaLogDir) ([]backend.ReplicaDirs, error) {
 	out := make([]backend.ReplicaDirs, len(replicas))
 	groups, brokers := byBroker(replicas)
@@ -107,38 +108,27 @@ func (b *Backend) DescribeReplicaLogDirs(ctx context.Context, replicas []backend
 		for _, i := range idx {
 			topics[replicas[i].Topic] = append(topics[replicas[i].Topic], replicas[i].Partition)
 		}
-		req := kmsg.NewPtrDescribeLogDirsRequest()
-		for _, topic := range slices.Sorted(maps.Keys(topics)) {
-			t := kmsg.NewDescribeLogDirsRequestTopic()
-			t.Topic, t.Partitions = topic, topics[topic]
-			req.Topics = append(req.Topics, t)
-		}
-		resp, err := responseAs[*kmsg.DescribeLogDirsResponse](b.brokerRequest(ctx, broker, req))
+		dirs, err := b.brokerLogDirs(ctx, broker, topics)
 		if err != nil {
-			return nil, fmt.Errorf("describe log dirs: %w", err)
-		}
-		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-			return nil, fmt.Errorf("describe log dirs: broker %d: %w", broker, err)
+			return nil, err
 		}
 		where := map[backend.TopicPartition]backend.ReplicaDirs{}
-		for _, d := range resp.Dirs {
+		for _, d := range dirs {
 			switch err := kerr.ErrorForCode(d.ErrorCode); {
 			case errors.Is(err, kerr.KafkaStorageError):
 				continue // an offline directory
 			case err != nil:
 				return nil, fmt.Errorf("describe log dirs: broker %d, directory %s: %w", broker, d.Dir, err)
 			}
-			for _, t := range d.Topics {
-				for _, p := range t.Partitions {
-					tp := backend.TopicPartition{Topic: t.Topic, Partition: p.Partition}
-					w := where[tp]
-					if p.IsFuture {
-						w.Future = d.Dir
-					} else {
-						w.Current = d.Dir
-					}
-					where[tp] = w
+			for _, r := range d.Replicas {
+				tp := backend.TopicPartition{Topic: r.Topic, Partition: r.Partition}
+				w := where[tp]
+				if r.IsFuture {
+					w.Future = d.Dir
+				} else {
+					w.Current = d.Dir
 				}
+				where[tp] = w
 			}
 		}
 		for _, i := range idx {
@@ -154,25 +144,44 @@ func (b *Backend) DescribeReplicaLogDirs(ctx context.Context, replicas []backend
 func (b *Backend) DescribeLogDirs(ctx context.Context, brokers []int32) ([]backend.BrokerLogDirs, error) {
 	out := make([]backend.BrokerLogDirs, len(brokers))
 	for i, broker := range brokers {
-		req := kmsg.NewPtrDescribeLogDirsRequest()
-		resp, err := responseAs[*kmsg.DescribeLogDirsResponse](b.brokerRequest(ctx, broker, req))
+		dirs, err := b.brokerLogDirs(ctx, broker, nil)
 		if err != nil {
-			return nil, fmt.Errorf("describe log dirs: %w", err)
+			return nil, err
 		}
-		if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
-			return nil, fmt.Errorf("describe log dirs: broker %d: %w", broker, err)
-		}
-		out[i].Broker = broker
-		for _, d := range resp.Dirs {
-			dir := backend.LogDir{Dir: d.Dir, ErrorCode: d.ErrorCode}
-			for _, t := range d.Topics {
-				for _, p := range t.Partitions {
-					dir.Replicas = append(dir.Replicas, backend.LogDirReplica{Topic: t.Topic, Partition: p.Partition,
-						Size: p.Size, OffsetLag: p.OffsetLag, IsFuture: p.IsFuture})
-				}
-			}
-			out[i].Dirs = append(out[i].Dirs, dir)
-		}
+		out[i] = backend.BrokerLogDirs{Broker: broker, Dirs: dirs}
 	}
 	return out, nil
+}
+
+// brokerLogDirs asks one broker for its log directories and the replicas
+// in them: of topics' partitions, or all when topics is nil.
+func (b *Backend) brokerLogDirs(ctx context.Context, broker int32, topics map[string][]int32) ([]backend.LogDir, error) {
+	req := kmsg.NewPtrDescribeLogDirsRequest()
+	if topics != nil {
+		req.Topics = []kmsg.DescribeLogDirsRequestTopic{}
+		for _, topic := range slices.Sorted(maps.Keys(topics)) {
+			t := kmsg.NewDescribeLogDirsRequestTopic()
+			t.Topic, t.Partitions = topic, topics[topic]
+			req.Topics = append(req.Topics, t)
+		}
+	}
+	resp, err := responseAs[*kmsg.DescribeLogDirsResponse](b.brokerRequest(ctx, broker, req))
+	if err != nil {
+		return nil, fmt.Errorf("describe log dirs: %w", err)
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return nil, fmt.Errorf("describe log dirs: broker %d: %w", broker, err)
+	}
+	var dirs []backend.LogDir
+	for _, d := range resp.Dirs {
+		dir := backend.LogDir{Dir: d.Dir, ErrorCode: d.ErrorCode}
+		for _, t := range d.Topics {
+			for _, p := range t.Partitions {
+				dir.Replicas = append(dir.Replicas, backend.LogDirReplica{Topic: t.Topic, Partition: p.Partition,
+					Size: p.Size, OffsetLag: p.OffsetLag, IsFuture: p.IsFuture})
+			}
+		}
+		dirs = append(dirs, dir)
+	}
+	return dirs, nil
 }

@@ -104,6 +104,10 @@ func nonDefault() Config {
 			"zookeeper.ssl.ocsp.enable":                       "false",
 			ZooKeeperJAASFileKey:                              "/etc/kafka/kafka_server_jaas.conf",
 			"zookeeper.sasl.clientconfig":                     "Client",
+			ZooKeeperKrb5ConfKey:                              "/etc/kafka/krb5.conf",
+			"zookeeper.sasl.client.username":                  "zk",
+			"zookeeper.sasl.client.canonicalize.hostname":     "false",
+			"zookeeper.server.principal":                      "zookeeper/zk1@EXAMPLE.COM",
 		},
 	}
 }

@@ -24,6 +24,10 @@ const ZooKeeperDigestKey = "kzadmin.zookeeper.digest"
 // -Djava.security.auth.login.config.
 const ZooKeeperJAASFileKey = "kzadmin.zookeeper.sasl.jaas.file"
 
+// ZooKeeperKrb5ConfKey is kzadmin's own key for the krb5.conf of a
+// Kerberos login to ZooKeeper (Java's -Djava.security.krb5.conf).
+const ZooKeeperKrb5ConfKey = "kzadmin.zookeeper.sasl.krb5.conf"
+
 // hidden replaces a sensitive value in error messages.
 const hidden = "[hidden]"
 
@@ -220,9 +224,18 @@ func securityKeys() []keySpec {
 		propKey("allow.everyone.if.no.acl.found", "Allow access to resources no ACL applies to (default false).", checkBool),
 		propKey(ZooKeeperDigestKey, "ZooKeeper digest authentication, user:password. Empty: none.", checkDigest),
 		propKey(ZooKeeperJAASFileKey, "A JAAS login configuration file, as the brokers' java.security.auth.login.config: "+
-			"kzadmin logs in to ZooKeeper with SASL DIGEST-MD5 as the user of its section zookeeper.sasl.clientconfig. Empty: no SASL.", nil),
+			"kzadmin logs in to ZooKeeper as its section zookeeper.sasl.clientconfig says, with SASL DIGEST-MD5 "+
+			"(DigestLoginModule) or Kerberos (Krb5LoginModule: a keytab or a ticket cache). Empty: no SASL.", nil),
 		propKey("zookeeper.sasl.clientconfig", "The section of "+ZooKeeperJAASFileKey+" to log in to ZooKeeper with "+
 			"(ZooKeeper's client property; default Client).", nil),
+		propKey(ZooKeeperKrb5ConfKey, "The krb5.conf of a Kerberos login to ZooKeeper, as Java's java.security.krb5.conf "+
+			"(default /etc/krb5.conf).", nil),
+		propKey("zookeeper.sasl.client.username", "The service name of ZooKeeper's Kerberos principal, <name>/<host> "+
+			"(ZooKeeper's client property; default zookeeper).", nil),
+		propKey("zookeeper.sasl.client.canonicalize.hostname", "Name ZooKeeper's Kerberos principal with the canonical host "+
+			"name of the server's address (ZooKeeper's client property; default true).", checkBool),
+		propKey("zookeeper.server.principal", "ZooKeeper's whole Kerberos principal, instead of <service name>/<host> "+
+			"(ZooKeeper's client property).", nil),
 	}
 }
 

@@ -24,9 +24,10 @@ import (
 type SASLMechanism interface {
 	// Name names the mechanism in errors, e.g. "DIGEST-MD5".
 	Name() string
-	// Start begins an exchange and returns its first token (empty when
-	// the mechanism has no initial response).
-	Start() (SASLExchange, []byte, error)
+	// Start begins an exchange with server (the address dialed,
+	// host:port; Kerberos names the service by its host) and returns its
+	// first token (empty when the mechanism has no initial response).
+	Start(server string) (SASLExchange, []byte, error)
 }
 
 // SASLExchange is one exchange under way.
@@ -42,7 +43,7 @@ const (
 	// with it and processes the requests before any of go-zookeeper's, so
 	// no xid of go-zookeeper's can be confused with it.
 	saslXid = 1
-	// saslMaxRounds bounds the exchange; DIGEST-MD5 takes two.
+	// saslMaxRounds bounds the exchange; DIGEST-MD5 takes two, GSSAPI three.
 	saslMaxRounds = 8
 	// saslMaxFrame bounds a connect response or SASL answer.
 	saslMaxFrame = 1 << 20
@@ -127,7 +128,7 @@ func (c *saslConn) login() ([]byte, error) {
 		// connection, which logs in then.
 		return connect, c.Conn.SetDeadline(time.Time{})
 	}
-	ex, token, err := c.mech.Start()
+	ex, token, err := c.mech.Start(c.server)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +184,7 @@ func (c *saslConn) roundTrip(token []byte) ([]byte, error) {
 	switch code := int32(binary.BigEndian.Uint32(reply[16:])); code {
 	case 0:
 	case zkAuthFailed:
-		return nil, errors.New("the server refused the login (AUTHFAILED): check the user name and password")
+		return nil, errors.New("the server refused the login (AUTHFAILED): check the credentials (user name and password, or principal and keytab)")
 	case zkSessionRequiresSASL:
 		return nil, errors.New("the server refused the login and requires SASL (SESSIONCLOSEDREQUIRESASLAUTH)")
 	default:

@@ -14,7 +14,7 @@ import (
 type scriptedSASL struct{}
 
 func (scriptedSASL) Name() string { return "TEST" }
-func (scriptedSASL) Start() (SASLExchange, []byte, error) {
+func (scriptedSASL) Start(string) (SASLExchange, []byte, error) {
 	return scriptedExchange{}, []byte("hello"), nil
 }
 

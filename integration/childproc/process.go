@@ -20,6 +20,8 @@ type Spec struct {
 	Args []string
 	// Dir is the working directory; empty means the parent's.
 	Dir string
+	// Env is added to the parent's environment (a later entry wins).
+	Env []string
 	// LogPath receives stdout and stderr, appended, so that the output of
 	// every restart of the same server stays in one file. Required.
 	LogPath string
@@ -47,6 +49,9 @@ func Start(spec Spec) (*Process, error) {
 	}
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Dir = spec.Dir
+	if len(spec.Env) > 0 {
+		cmd.Env = append(os.Environ(), spec.Env...)
+	}
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	// Die with the parent: a crashed or killed test must not leave a JVM.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: spec.OwnGroup}

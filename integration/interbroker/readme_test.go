@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jcmturner/gokrb5/v8/iana/etypeID"
+	"github.com/jcmturner/gokrb5/v8/keytab"
+
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/cli"
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
@@ -95,11 +98,32 @@ func readmeFiles(t *testing.T) string {
 	if _, err := testpki.WriteFile(dir, "ca.pem", ca.PEM()); err != nil {
 		t.Fatal(err)
 	}
+	// The DIGEST-MD5 example, then the Kerberos one with its keytab and
+	// krb5.conf.
 	jaas := fencedBlocks(readmeSection(t), "jaas")
-	if len(jaas) != 1 {
-		t.Fatalf("found %d jaas blocks in the Security section, want 1", len(jaas))
+	if len(jaas) != 2 {
+		t.Fatalf("found %d jaas blocks in the Security section, want 2", len(jaas))
 	}
-	if _, err := testpki.WriteFile(dir, "kafka_server_jaas.conf", []byte(jaas[0])); err != nil {
+	for i, name := range []string{"kafka_server_jaas.conf", "kzadmind_jaas.conf"} {
+		text := strings.ReplaceAll(jaas[i], readmeDir, dir+"/")
+		if _, err := testpki.WriteFile(dir, name, []byte(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kt := keytab.New()
+	if err := kt.AddEntry("kafka/kzadmind.example.com", "EXAMPLE.COM", "secret", time.Now(), 1,
+		etypeID.AES256_CTS_HMAC_SHA1_96); err != nil {
+		t.Fatal(err)
+	}
+	ktBytes, err := kt.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := testpki.WriteFile(dir, "kzadmind.keytab", ktBytes); err != nil {
+		t.Fatal(err)
+	}
+	krb5 := "[libdefaults]\n  default_realm = EXAMPLE.COM\n[realms]\n  EXAMPLE.COM = {\n    kdc = kdc.example.com\n  }\n"
+	if _, err := testpki.WriteFile(dir, "krb5.conf", []byte(krb5)); err != nil {
 		t.Fatal(err)
 	}
 	return dir + "/"

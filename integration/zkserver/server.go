@@ -45,7 +45,7 @@ type Options struct {
 	// Netty connection factory) next to the plain one.
 	TLS *TLSOptions
 	// SASL, when set, turns on ZooKeeper's SASL authentication provider,
-	// with DIGEST-MD5 logins (a JAAS Server section).
+	// with DIGEST-MD5 or Kerberos logins (a JAAS Server section).
 	SASL *SASLOptions
 }
 
@@ -54,6 +54,25 @@ type Options struct {
 type SASLOptions struct {
 	// Users are the DIGEST-MD5 user names and their passwords.
 	Users map[string]string
+	// Kerberos, when set, takes GSSAPI (Kerberos) logins instead: a
+	// ZooKeeper server is one or the other, as its Server section logs
+	// it in to Kerberos or not.
+	Kerberos *KerberosOptions
+}
+
+// KerberosOptions make the server a Kerberos service. A client logged in
+// as principal p has the identity sasl:<p>, or sasl:<p's first component>
+// with ShortNames.
+type KerberosOptions struct {
+	// Krb5Conf is the krb5.conf naming the realm's KDC.
+	Krb5Conf string
+	// Keytab holds Principal's key, e.g. zookeeper/localhost@EXAMPLE.COM
+	// (clients ask for zookeeper/<the server's canonical host name>).
+	Keytab, Principal string
+	// ShortNames sets zookeeper.kerberos.removeHostFromPrincipal and
+	// removeRealmFromPrincipal, as clusters whose brokers log in as
+	// kafka/<their host> are run, so that they share sasl:kafka.
+	ShortNames bool
 }
 
 // TLSOptions set up the secure client port. ZooKeeper authenticates a
@@ -183,11 +202,16 @@ func (s *Server) writeConfig() (string, error) {
 	if s.opts.SASL != nil {
 		b.WriteString("authProvider.sasl=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\n")
 		var jaas strings.Builder
-		jaas.WriteString("Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required")
-		for _, user := range slices.Sorted(maps.Keys(s.opts.SASL.Users)) {
-			fmt.Fprintf(&jaas, "\n  user_%s=%q", user, s.opts.SASL.Users[user])
+		if k := s.opts.SASL.Kerberos; k != nil {
+			fmt.Fprintf(&jaas, "Server {\n  com.sun.security.auth.module.Krb5LoginModule required\n"+
+				"  useKeyTab=true storeKey=true useTicketCache=false\n  keyTab=%q\n  principal=%q;\n};\n", k.Keytab, k.Principal)
+		} else {
+			jaas.WriteString("Server {\n  org.apache.zookeeper.server.auth.DigestLoginModule required")
+			for _, user := range slices.Sorted(maps.Keys(s.opts.SASL.Users)) {
+				fmt.Fprintf(&jaas, "\n  user_%s=%q", user, s.opts.SASL.Users[user])
+			}
+			jaas.WriteString(";\n};\n")
 		}
-		jaas.WriteString(";\n};\n")
 		if err := os.WriteFile(s.jaasPath(), []byte(jaas.String()), 0o600); err != nil {
 			return "", fmt.Errorf("zookeeper JAAS config: %w", err)
 		}
@@ -285,7 +309,14 @@ func (s *Server) saslArgs() []string {
 	if s.opts.SASL == nil {
 		return nil
 	}
-	return []string{"-Djava.security.auth.login.config=" + s.jaasPath()}
+	args := []string{"-Djava.security.auth.login.config=" + s.jaasPath()}
+	if k := s.opts.SASL.Kerberos; k != nil {
+		args = append(args, "-Djava.security.krb5.conf="+k.Krb5Conf)
+		if k.ShortNames {
+			args = append(args, "-Dzookeeper.kerberos.removeHostFromPrincipal=true", "-Dzookeeper.kerberos.removeRealmFromPrincipal=true")
+		}
+	}
+	return args
 }
 
 // collector is the serial collector's flag, unless JVMArgs choose one

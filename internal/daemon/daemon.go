@@ -40,11 +40,14 @@ type Options struct {
 
 // Daemon is a running kzadmind.
 type Daemon struct {
-	log       zerolog.Logger
-	conf      config.Config
-	sources   map[string]config.Source // opts.ConfigSources
-	ctrl      *controller.Controller
-	zk        *zkadmin.Client
+	log     zerolog.Logger
+	conf    config.Config
+	sources map[string]config.Source // opts.ConfigSources
+	ctrl    *controller.Controller
+	zk      *zkadmin.Client
+	// zkLogin is the Kerberos login of SASL to ZooKeeper, when there is
+	// one: closed after zk.
+	zkLogin   *zkacl.GSSAPILogin
 	listeners []*kafkaListener
 	aclStop   func() // stops the ACL cache; nil without an authorizer
 	http      *http.Server
@@ -192,6 +195,9 @@ func (d *Daemon) connect(ctx context.Context) error {
 	}
 	if zo.SASL, err = zkacl.SASLFromConfig(d.conf.Property); err != nil {
 		return err
+	}
+	if g, ok := zo.SASL.(*zkacl.GSSAPILogin); ok {
+		d.zkLogin = g
 	}
 	if err := zkacl.RequireIdentity(d.conf.ZooKeeper.SetACL, zo); err != nil {
 		return err

@@ -145,6 +145,11 @@ func (d *Daemon) teardown() {
 		d.zk.Close()
 		d.zk = nil
 	}
+	if d.zkLogin != nil {
+		// A Kerberos login renews its tickets until closed.
+		d.zkLogin.Close()
+		d.zkLogin = nil
+	}
 	if d.dev != nil {
 		d.dev.stopZooKeeper(d.log)
 	}

@@ -19,7 +19,11 @@
 // SaslAuthenticate v1 with PLAIN or SCRAM (scram.Client), and reports a
 // broker's refusal as *AuthError with Kafka's error code.
 //
-// DigestMD5Client is the client side of DIGEST-MD5 (RFC 2831, qop auth),
-// which kzadmin logs in to ZooKeeper with, and ParseJAASFile reads the
-// JAAS file that names the login (security/zkacl).
+// DigestMD5Client is the client side of DIGEST-MD5 (RFC 2831, qop auth)
+// and GSSAPIClient that of GSSAPI with Kerberos (RFC 4752, mutual
+// authentication, no security layer), which kzadmin logs in to ZooKeeper
+// with; KerberosLogin is the Kerberos login (keytab or ticket cache, over
+// github.com/jcmturner/gokrb5) that GSSAPIClient's service tickets come
+// from, and ParseJAASFile reads the JAAS file that names the login
+// (security/zkacl).
 package sasl

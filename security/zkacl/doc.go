@@ -20,8 +20,9 @@
 // (zkadmin.Options.Auth), with a TLS client certificate (zookeeper.ssl.*,
 // the identity x509:<its subject DN>), or with SASL DIGEST-MD5 from the
 // brokers' JAAS file (SASLFromConfig, zkadmin.Options.SASL: the identity
-// sasl:<user>, shared with brokers logged in as the same user). Kerberos
-// logins are not supported.
+// sasl:<user>, shared with brokers logged in as the same user), or with
+// Kerberos (SASL GSSAPI) from the same file's Krb5LoginModule (the
+// identity sasl:<principal> as the servers map it).
 //
 // Migrate sets these ACLs (or open ones) on the znodes of a cluster that
 // already exists, as Kafka's zookeeper-security-migration tool does.

@@ -1,10 +1,14 @@
 package zkacl
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kzadmin/kzadmin/security/sasl"
 	"github.com/kzadmin/kzadmin/zkadmin"
@@ -14,10 +18,26 @@ import (
 // (kzadmin.zookeeper.sasl.jaas.file, the brokers' own
 // -Djava.security.auth.login.config file will do) whose section
 // zookeeper.sasl.clientconfig (default "Client", as in ZooKeeper's client)
-// names the login module. ZooKeeper's DigestLoginModule, with a username
-// and password, logs in with DIGEST-MD5; the session then has the identity
-// sasl:<username>, the brokers' when they log in as the same user.
-// Kerberos (Krb5LoginModule, GSSAPI) is refused as not supported.
+// names the login module.
+//
+// ZooKeeper's DigestLoginModule, with a username and password, logs in
+// with DIGEST-MD5; the session then has the identity sasl:<username>, the
+// brokers' when they log in as the same user.
+//
+// Java's Krb5LoginModule logs in with Kerberos (SASL GSSAPI) as its
+// principal, from a keytab (useKeyTab, keyTab, principal) or from the
+// ticket cache kinit filled (useTicketCache, ticketCache; else
+// KRB5CCNAME, else /tmp/krb5cc_<uid>), with the realms of
+// kzadmin.zookeeper.sasl.krb5.conf (Java's java.security.krb5.conf,
+// default /etc/krb5.conf). The service is
+// <zookeeper.sasl.client.username>/<the server's host>, the host
+// canonicalized (a reverse lookup of its address) unless
+// zookeeper.sasl.client.canonicalize.hostname=false, or the whole of
+// zookeeper.server.principal when set: ZooKeeper's own client's defaults
+// and keys. The session's identity is the principal as
+// the server maps it (kerberos.removeHostFromPrincipal and
+// kerberos.removeRealmFromPrincipal on the server), the brokers' when they
+// map to the same name.
 
 // DigestLoginModule is ZooKeeper's login module for DIGEST-MD5.
 const DigestLoginModule = "org.apache.zookeeper.server.auth.DigestLoginModule"
@@ -32,6 +52,13 @@ const (
 const (
 	jaasFileKey    = "kzadmin.zookeeper.sasl.jaas.file"
 	jaasSectionKey = "zookeeper.sasl.clientconfig"
+	krb5ConfKey    = "kzadmin.zookeeper.sasl.krb5.conf"
+	serviceNameKey = "zookeeper.sasl.client.username"
+	canonicalKey   = "zookeeper.sasl.client.canonicalize.hostname"
+	serverPrinKey  = "zookeeper.server.principal"
+	// ZooKeeper's client defaults.
+	defaultKrb5Conf    = "/etc/krb5.conf"
+	defaultServiceName = "zookeeper"
 	// defaultJAASSection is ZooKeeper's client default.
 	defaultJAASSection = "Client"
 	// ZooKeeper's DIGEST-MD5 server is "zookeeper/zk-sasl-md5".
@@ -76,12 +103,134 @@ func SASLFromConfig(get func(string) (string, bool)) (zkadmin.SASLMechanism, err
 			}
 			return DigestMD5Login{Username: user, Password: password}, nil
 		case e.Module == krb5LoginModule || e.Module == ibmKrb5LoginModule:
-			return nil, fmt.Errorf("%s: section %s of %s: Kerberos (GSSAPI) to ZooKeeper is not supported; "+
-				"DIGEST-MD5 (%s) or a TLS client certificate are", jaasFileKey, section, path, DigestLoginModule)
+			login, err := kerberosLogin(e.Options, v)
+			if err != nil {
+				return nil, fmt.Errorf("%s: section %s of %s: %w", jaasFileKey, section, path, err)
+			}
+			return login, nil
 		}
 	}
-	return nil, fmt.Errorf("%s: section %s of %s has no %s entry", jaasFileKey, section, path, DigestLoginModule)
+	return nil, fmt.Errorf("%s: section %s of %s has no %s or %s entry", jaasFileKey, section, path, DigestLoginModule, krb5LoginModule)
 }
+
+// kerberosLogin is the GSSAPI login of a Krb5LoginModule entry's options.
+func kerberosLogin(opts map[string]string, v func(string) string) (*GSSAPILogin, error) {
+	ko := sasl.KerberosOptions{Krb5Conf: v(krb5ConfKey), Principal: opts["principal"]}
+	if ko.Krb5Conf == "" {
+		ko.Krb5Conf = defaultKrb5Conf
+	}
+	switch {
+	case isTrue(opts["useKeyTab"]):
+		if ko.Keytab = opts["keyTab"]; ko.Keytab == "" {
+			return nil, fmt.Errorf("%s: useKeyTab=true without keyTab", krb5LoginModule)
+		}
+		if ko.Principal == "" {
+			return nil, fmt.Errorf("%s: useKeyTab=true without principal", krb5LoginModule)
+		}
+	case isTrue(opts["useTicketCache"]):
+		ko.TicketCache = ticketCachePath(opts["ticketCache"])
+	default:
+		return nil, fmt.Errorf("%s: neither useKeyTab=true (with keyTab and principal) nor useTicketCache=true; "+
+			"kzadmin cannot prompt for a password", krb5LoginModule)
+	}
+	login, err := sasl.NewKerberosLogin(ko)
+	if err != nil {
+		return nil, err
+	}
+	g := &GSSAPILogin{Login: login, ServiceName: v(serviceNameKey), Canonicalize: true}
+	if p := v(serverPrinKey); p != "" {
+		// The realm is the KDC's to find (krb5.conf's domain_realm, else
+		// the client's own).
+		g.ServerPrincipal, _, _ = strings.Cut(p, "@")
+	}
+	if g.ServiceName == "" {
+		g.ServiceName = defaultServiceName
+	}
+	if c := v(canonicalKey); c != "" {
+		if g.Canonicalize, err = strconv.ParseBool(c); err != nil {
+			return nil, fmt.Errorf("%s=%q: not true or false", canonicalKey, c)
+		}
+	}
+	return g, nil
+}
+
+// isTrue reads a JAAS boolean option as Java's login modules do.
+func isTrue(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
+
+// ticketCachePath is the credential cache Krb5LoginModule reads: the
+// ticketCache option, else KRB5CCNAME's file, else /tmp/krb5cc_<uid>.
+func ticketCachePath(option string) string {
+	if option != "" {
+		return option
+	}
+	if env := os.Getenv("KRB5CCNAME"); env != "" {
+		return strings.TrimPrefix(env, "FILE:")
+	}
+	return fmt.Sprintf("/tmp/krb5cc_%d", os.Getuid())
+}
+
+// GSSAPILogin logs in to ZooKeeper with SASL GSSAPI (Kerberos) as its
+// login's principal, asking each server for the service
+// <ServiceName>/<its host>, or ServerPrincipal when set.
+type GSSAPILogin struct {
+	Login           *sasl.KerberosLogin
+	ServiceName     string
+	Canonicalize    bool
+	ServerPrincipal string
+}
+
+// Name implements zkadmin.SASLMechanism.
+func (*GSSAPILogin) Name() string { return sasl.GSSAPI }
+
+// Close ends the Kerberos login (its ticket renewals), once no session
+// connects with it any more.
+func (l *GSSAPILogin) Close() { l.Login.Close() }
+
+// Start implements zkadmin.SASLMechanism.
+func (l *GSSAPILogin) Start(server string) (zkadmin.SASLExchange, []byte, error) {
+	service := l.ServerPrincipal
+	if service == "" {
+		service = l.ServiceName + "/" + serviceHost(server, l.Canonicalize)
+	}
+	c := &sasl.GSSAPIClient{Tickets: l.Login, Service: service}
+	first, err := c.Start()
+	if err != nil {
+		return nil, nil, err
+	}
+	return c, first, nil
+}
+
+// serviceHost is the host of the service principal for the server at
+// addr: as ZooKeeper's client names it, the canonical name of the
+// server's address (its reverse lookup), or the host as given when
+// canonicalize is off or the lookup finds none.
+func serviceHost(addr string, canonicalize bool) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if !canonicalize {
+		return host
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	ip := host
+	if net.ParseIP(host) == nil {
+		ips, err := net.DefaultResolver.LookupHost(ctx, host)
+		if err != nil || len(ips) == 0 {
+			return host
+		}
+		ip = ips[0]
+	}
+	names, err := net.DefaultResolver.LookupAddr(ctx, ip)
+	if err != nil || len(names) == 0 {
+		return host
+	}
+	return strings.TrimSuffix(names[0], ".")
+}
+
+// lookupTimeout bounds the lookups naming a server.
+const lookupTimeout = 5 * time.Second
 
 // DigestMD5Login logs in to ZooKeeper with DIGEST-MD5.
 type DigestMD5Login struct{ Username, Password string }
@@ -90,7 +239,7 @@ type DigestMD5Login struct{ Username, Password string }
 func (DigestMD5Login) Name() string { return sasl.DigestMD5 }
 
 // Start implements zkadmin.SASLMechanism.
-func (l DigestMD5Login) Start() (zkadmin.SASLExchange, []byte, error) {
+func (l DigestMD5Login) Start(string) (zkadmin.SASLExchange, []byte, error) {
 	c := &sasl.DigestMD5Client{Username: l.Username, Password: l.Password, Protocol: zkSASLProtocol, ServerName: zkSASLServerName}
 	first, err := c.Start()
 	if err != nil {

@@ -209,8 +209,8 @@ func TestSASLFromConfigErrors(t *testing.T) {
 	}{
 		"missing file":    {file: filepath.Join(t.TempDir(), "none.conf"), want: "no such file"},
 		"missing section": {file: jaas, section: "Nope", want: `no section "Nope"`},
-		"kerberos":        {file: jaas, section: "Kerberos", want: "Kerberos (GSSAPI) to ZooKeeper is not supported"},
-		"plain only":      {file: jaas, section: "KafkaServer", want: "has no " + DigestLoginModule},
+		"kerberos":        {file: jaas, section: "Kerberos", want: "kerberos: read"},
+		"plain only":      {file: jaas, section: "KafkaServer", want: "has no " + DigestLoginModule + " or " + krb5LoginModule},
 		"no username": {file: writeJAAS(t, "Client { "+DigestLoginModule+" required password=x; };"),
 			want: "has no username"},
 		"unparsable": {file: writeJAAS(t, "Client {"), want: "does not end"},

@@ -40,6 +40,8 @@ type Backend struct {
 	// client certificate or a SASL login), which ZooKeeper's "auth" ACLs
 	// name.
 	identified bool
+	// login is the Kerberos login of SASL to ZooKeeper, if any.
+	login *zkacl.GSSAPILogin
 }
 
 var _ backend.Backend = (*Backend)(nil)
@@ -89,8 +91,12 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{zk: c, admin: zkadmin.NewAdmin(c, zkadmin.AdminOptions{Config: opts.Config, Logger: opts.Logger}),
-		identified: identified}, nil
+	b := &Backend{zk: c, admin: zkadmin.NewAdmin(c, zkadmin.AdminOptions{Config: opts.Config, Logger: opts.Logger}),
+		identified: identified}
+	if g, ok := zo.SASL.(*zkacl.GSSAPILogin); ok {
+		b.login = g
+	}
+	return b, nil
 }
 
 func checkChroot(ctx context.Context, zo zkadmin.Options, chroot string) error {
@@ -128,7 +134,12 @@ func (b *Backend) MigrateACLs(ctx context.Context, secure, dryRun bool) (zkacl.M
 }
 
 // Close ends the ZooKeeper session.
-func (b *Backend) Close() { b.zk.Close() }
+func (b *Backend) Close() {
+	b.zk.Close()
+	if b.login != nil {
+		b.login.Close() // a Kerberos login renews its tickets until closed
+	}
+}
 
 // writes converts zkadmin ops for display.
 func writes(ops []zkadmin.Op, dryRun bool, attempts int) backend.Writes {

@@ -24,9 +24,9 @@ const ZooKeeperDigestKey = "kzadmin.zookeeper.digest"
 // -Djava.security.auth.login.config.
 const ZooKeeperJAASFileKey = "kzadmin.zookeeper.sasl.jaas.file"
 
-// ZooKeeperKrb5ConfKey is kzadmin's own key for the krb5.conf of a
-// Kerberos login to ZooKeeper (Java's -Djava.security.krb5.conf).
-const ZooKeeperKrb5ConfKey = "kzadmin.zookeeper.sasl.krb5.conf"
+// Krb5ConfKey is kzadmin's own key for the krb5.conf of its Kerberos
+// logins, to ZooKeeper and to brokers (Java's -Djava.security.krb5.conf).
+const Krb5ConfKey = "kzadmin.krb5.conf"
 
 // hidden replaces a sensitive value in error messages.
 const hidden = "[hidden]"
@@ -211,11 +211,14 @@ func securityKeys() []keySpec {
 		propKey("ssl.enabled.protocols", "TLS versions offered, e.g. TLSv1.2,TLSv1.3.", nil),
 		propKey("ssl.cipher.suites", "TLS cipher suites offered (TLS 1.2); empty: Go's defaults.", nil),
 		propKey("ssl.principal.mapping.rules", "Rules mapping a certificate's distinguished name to a principal name.", nil),
-		propKey("sasl.enabled.mechanisms", "SASL mechanisms offered: PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (comma-separated).", nil),
+		propKey("sasl.enabled.mechanisms", "SASL mechanisms offered: GSSAPI (Kafka's default), PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 (comma-separated).", nil),
+		propKey("sasl.kerberos.service.name", "The brokers' Kerberos principal name (kafka for kafka/<host>@<REALM>), for GSSAPI towards them.", nil),
+		propKey("sasl.kerberos.principal.to.local.rules", "How GSSAPI principals map to user names: DEFAULT only (the default realm's "+
+			"principals map to their first component).", nil),
 		propKey("sasl.server.max.receive.size", "Largest SASL token accepted before authentication (default 524288).", positiveInt),
 		propKey("connection.failed.authentication.delay.ms", "Delay before closing a connection that failed authentication (default 100).", nonNegativeInt),
-		propKey("sasl.mechanism.inter.broker.protocol", "SASL mechanism the controller authenticates to brokers with: PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.",
-			oneOf("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")),
+		propKey("sasl.mechanism.inter.broker.protocol", "SASL mechanism the controller authenticates to brokers with: GSSAPI (Kafka's default), "+
+			"PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.", oneOf("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")),
 		propKey("sasl.jaas.config", "Login module with the controller's username and password towards brokers; the listener-prefixed form wins.", nil),
 		propKey("ssl.endpoint.identification.algorithm", "https (the default) checks brokers' host names against their certificates; empty does not.",
 			checkEndpointIdentification),
@@ -228,7 +231,7 @@ func securityKeys() []keySpec {
 			"(DigestLoginModule) or Kerberos (Krb5LoginModule: a keytab or a ticket cache). Empty: no SASL.", nil),
 		propKey("zookeeper.sasl.clientconfig", "The section of "+ZooKeeperJAASFileKey+" to log in to ZooKeeper with "+
 			"(ZooKeeper's client property; default Client).", nil),
-		propKey(ZooKeeperKrb5ConfKey, "The krb5.conf of a Kerberos login to ZooKeeper, as Java's java.security.krb5.conf "+
+		propKey(Krb5ConfKey, "The krb5.conf of kzadmin's Kerberos logins (ZooKeeper, brokers, GSSAPI listeners), as Java's java.security.krb5.conf "+
 			"(default /etc/krb5.conf).", nil),
 		propKey("zookeeper.sasl.client.username", "The service name of ZooKeeper's Kerberos principal, <name>/<host> "+
 			"(ZooKeeper's client property; default zookeeper).", nil),

@@ -92,7 +92,11 @@ func NewClientDialer(o ClientOptions) (DialFunc, error) {
 			}
 		}
 		if cred != nil {
-			if err := sasl.Authenticate(ctx, nc, *cred, o.ClientID); err != nil {
+			c := *cred
+			if c.Mechanism == sasl.GSSAPI {
+				c.ServerHost = sasl.KafkaServiceHost(ctx, addr)
+			}
+			if err := sasl.Authenticate(ctx, nc, c, o.ClientID); err != nil {
 				nc.Close()
 				return nil, fmt.Errorf("authenticate to %s: %w", addr, err)
 			}
@@ -117,11 +121,12 @@ func tlsHandshake(ctx context.Context, nc net.Conn, base *tls.Config, addr strin
 // interBrokerCredentials reads the mechanism and the login module's
 // username and password.
 func interBrokerCredentials(o ClientOptions) (sasl.ClientCredentials, error) {
-	mech, ok := o.Props("sasl.mechanism.inter.broker.protocol")
-	mech = strings.TrimSpace(mech)
-	if !ok || mech == "" {
-		return sasl.ClientCredentials{}, fmt.Errorf("sasl.mechanism.inter.broker.protocol is not set " +
-			"(Kafka's default, GSSAPI, is not offered: use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
+	mech, _ := o.Props("sasl.mechanism.inter.broker.protocol")
+	if mech = strings.TrimSpace(mech); mech == "" {
+		mech = sasl.GSSAPI // Kafka's default
+	}
+	if mech == sasl.GSSAPI {
+		return gssapiClient(o.Props, o.Listener)
 	}
 	prefix := "listener.name." + strings.ToLower(o.Listener) + "."
 	var jaas, key string

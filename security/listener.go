@@ -89,11 +89,17 @@ func saslConfig(o ListenerOptions) (sasl.Config, error) {
 	var c sasl.Config
 	mechs, ok := tlsconf.ListenerValue(o.Props, o.Name, "sasl.enabled.mechanisms")
 	if !ok {
-		return c, fmt.Errorf("sasl.enabled.mechanisms is not set (Kafka's default, GSSAPI, is not offered)")
+		mechs = sasl.GSSAPI // Kafka's default
 	}
 	c.Mechanisms = tlsconf.List(mechs)
 	for _, m := range c.Mechanisms {
 		switch {
+		case m == sasl.GSSAPI:
+			a, err := gssapiAcceptor(o.Props, o.Name)
+			if err != nil {
+				return c, fmt.Errorf("sasl.enabled.mechanisms=%s: %w", mechs, err)
+			}
+			c.GSSAPI = a
 		case m == sasl.MechanismPlain:
 			key := "listener.name." + strings.ToLower(o.Name) + ".plain.sasl.jaas.config"
 			jaas, ok := o.Props(key)

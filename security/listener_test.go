@@ -83,9 +83,9 @@ func TestNewListenerErrors(t *testing.T) {
 		props map[string]string
 		scram scram.Lookup
 	}{
-		"unknown security protocol":         {"TLS", nil, nil},
-		"needs ssl.keystore.location":       {"SSL", map[string]string{}, nil},
-		"sasl.enabled.mechanisms is not":    {"SASL_PLAINTEXT", map[string]string{}, nil},
+		"unknown security protocol":                     {"TLS", nil, nil},
+		"needs ssl.keystore.location":                   {"SSL", map[string]string{}, nil},
+		"needs listener.name.x.gssapi.sasl.jaas.config": {"SASL_PLAINTEXT", map[string]string{}, nil},
 		"GSSAPI":                            {"SASL_PLAINTEXT", map[string]string{"sasl.enabled.mechanisms": "GSSAPI"}, nil},
 		"PLAIN needs listener.name.x.plain": {"SASL_PLAINTEXT", map[string]string{"sasl.enabled.mechanisms": "PLAIN"}, nil},
 		"needs a credential source":         {"SASL_PLAINTEXT", map[string]string{"sasl.enabled.mechanisms": "SCRAM-SHA-256"}, nil},

@@ -72,7 +72,7 @@ func TestZooKeeperKerberos(t *testing.T) {
 		return path
 	}
 	kzKeys := map[string]string{"zookeeper.set.acl": "true", config.ZooKeeperJAASFileKey: jaasFor("kzadmind", kzadmindKeytab, "kafka/kzadmind"),
-		config.ZooKeeperKrb5ConfKey: k.Krb5Conf()}
+		config.Krb5ConfKey: k.Krb5Conf()}
 	lines := []string{"listeners=PLAINTEXT://127.0.0.1:0"}
 	for key, v := range kzKeys {
 		lines = append(lines, key+"="+v)

@@ -96,6 +96,9 @@ func adminCredentials(mech, jaas string) (cred sasl.ClientCredentials, tokenAuth
 	case mech == "":
 		return cred, false, fmt.Errorf("sasl.mechanism is not set (Kafka's default, GSSAPI, is not offered: " +
 			"use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
+	case mech == sasl.GSSAPI:
+		return cred, false, fmt.Errorf("SASL mechanism %q is not supported by the kzadmin CLI (PLAIN, SCRAM-SHA-256 and "+
+			"SCRAM-SHA-512 are; kzadmind itself takes GSSAPI)", mech)
 	case jaas == "":
 		return cred, false, fmt.Errorf("SASL %s needs sasl.jaas.config with the login module's username and password", mech)
 	}

@@ -10,10 +10,11 @@ import (
 
 // Config configures a listener's SASL mechanisms.
 type Config struct {
-	// Mechanisms are sasl.enabled.mechanisms for the listener (Kafka's
-	// default is GSSAPI, which kzadmind does not offer, so it must be
-	// set): any of PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.
+	// Mechanisms are sasl.enabled.mechanisms for the listener: any of
+	// GSSAPI, PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512.
 	Mechanisms []string
+	// GSSAPI accepts Kerberos logins; required for GSSAPI.
+	GSSAPI *GSSAPIAcceptor
 	// PlainUsers maps user to password for PLAIN, as the user_<name>
 	// options of the listener's PlainLoginModule (ParsePlainJAAS).
 	PlainUsers map[string]string
@@ -42,6 +43,12 @@ func (c Config) WireConfig() (*wire.SASLConfig, error) {
 			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s listed twice", m)
 		}
 		seen[m] = true
+		if m == GSSAPI {
+			if c.GSSAPI == nil {
+				return nil, fmt.Errorf("sasl.enabled.mechanisms: GSSAPI needs the listener's Kerberos login (Krb5LoginModule with keyTab and principal in its gssapi.sasl.jaas.config)")
+			}
+			continue
+		}
 		if m == MechanismPlain {
 			if c.PlainUsers == nil {
 				return nil, fmt.Errorf("sasl.enabled.mechanisms: PLAIN needs a user list (user_<name>=\"<password>\" in the listener's plain.sasl.jaas.config)")
@@ -49,18 +56,21 @@ func (c Config) WireConfig() (*wire.SASLConfig, error) {
 			continue
 		}
 		if _, ok := scram.MechanismByName(m); !ok {
-			return nil, fmt.Errorf("sasl.enabled.mechanisms: %q is not supported (PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are)", m)
+			return nil, fmt.Errorf("sasl.enabled.mechanisms: %q is not supported (GSSAPI, PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are)", m)
 		}
 		if c.SCRAM == nil {
 			return nil, fmt.Errorf("sasl.enabled.mechanisms: %s needs a credential source", m)
 		}
 	}
-	users, lookup, tokenLookup := c.PlainUsers, c.SCRAM, c.Tokens
+	users, lookup, tokenLookup, kerberos := c.PlainUsers, c.SCRAM, c.Tokens, c.GSSAPI
 	return &wire.SASLConfig{
 		Mechanisms: append([]string(nil), c.Mechanisms...),
 		Start: func(mechanism string) (wire.SASLExchange, error) {
 			if mechanism == MechanismPlain {
 				return newPlain(users), nil
+			}
+			if mechanism == GSSAPI {
+				return kerberos.Start(), nil
 			}
 			m, ok := scram.MechanismByName(mechanism)
 			if !ok {

@@ -2,9 +2,11 @@ package sasl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -24,17 +26,29 @@ import (
 
 // ClientCredentials are what a connection authenticates with.
 type ClientCredentials struct {
-	// Mechanism is PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+	// Mechanism is GSSAPI, PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
 	Mechanism string
 	Username  string
 	Password  string
+	// Kerberos is GSSAPI's login, ServiceName the brokers' principal name
+	// (sasl.kerberos.service.name) and ServerHost the broker's host, which
+	// together name the service: <ServiceName>/<ServerHost>.
+	Kerberos    *KerberosLogin
+	ServiceName string
+	ServerHost  string
 }
 
 // Check reports an unsupported mechanism or missing credentials.
 func (c ClientCredentials) Check() error {
+	if c.Mechanism == GSSAPI {
+		if c.Kerberos == nil || c.ServiceName == "" {
+			return errors.New("SASL GSSAPI needs a Kerberos login and the service name")
+		}
+		return nil
+	}
 	if c.Mechanism != MechanismPlain {
 		if _, ok := scram.MechanismByName(c.Mechanism); !ok {
-			return fmt.Errorf("SASL mechanism %q is not supported (PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are)", c.Mechanism)
+			return fmt.Errorf("SASL mechanism %q is not supported (GSSAPI, PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512 are)", c.Mechanism)
 		}
 	}
 	if c.Username == "" || c.Password == "" {
@@ -89,6 +103,13 @@ func Authenticate(ctx context.Context, nc net.Conn, cred ClientCredentials, clie
 		_, err := authenticate(ctx, c, cred.Mechanism, []byte("\x00"+cred.Username+"\x00"+cred.Password))
 		return err
 	}
+	if cred.Mechanism == GSSAPI {
+		host := cred.ServerHost
+		if host == "" {
+			host = KafkaServiceHost(ctx, nc.RemoteAddr().String())
+		}
+		return gssapiExchangeClient(ctx, c, &GSSAPIClient{Tickets: cred.Kerberos, Service: cred.ServiceName + "/" + host})
+	}
 	m, _ := scram.MechanismByName(cred.Mechanism)
 	return scramExchangeClient(ctx, c, scram.NewClient(m, cred.Username, cred.Password), cred.Mechanism)
 }
@@ -111,6 +132,49 @@ func scramExchangeClient(ctx context.Context, conn *kafkaconn.Conn, c *scram.Cli
 		return err
 	}
 	return c.Verify(serverFinal)
+}
+
+// gssapiExchangeClient runs GSSAPI's three tokens; the broker answers
+// the last with an empty one.
+func gssapiExchangeClient(ctx context.Context, conn *kafkaconn.Conn, g *GSSAPIClient) error {
+	token, err := g.Start()
+	if err != nil {
+		return err
+	}
+	for {
+		server, err := authenticate(ctx, conn, GSSAPI, token)
+		if err != nil {
+			return err
+		}
+		var done bool
+		if token, done, err = g.Next(server); err != nil {
+			return err
+		}
+		if done {
+			_, err := authenticate(ctx, conn, GSSAPI, token)
+			return err
+		}
+	}
+}
+
+// KafkaServiceHost is the host of a broker's service principal, as Kafka's
+// Java clients name it: the host they connected to, or for an address
+// given as an IP the name its reverse lookup finds (Java's getHostName).
+func KafkaServiceHost(ctx context.Context, addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if net.ParseIP(host) == nil {
+		return host
+	}
+	lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	names, err := net.DefaultResolver.LookupAddr(lctx, host)
+	if err != nil || len(names) == 0 {
+		return host
+	}
+	return strings.TrimSuffix(names[0], ".")
 }
 
 // authenticate sends one token in SaslAuthenticate v1 (not flexible, so

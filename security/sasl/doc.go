@@ -1,5 +1,6 @@
 // Package sasl provides the server side of the SASL mechanisms kzadmind's
-// listener offers, as a Kafka broker does: PLAIN, checked against a
+// listener offers, as a Kafka broker does: GSSAPI (Kerberos,
+// GSSAPIAcceptor, with the listener's keytab), PLAIN, checked against a
 // configured user list (the user_<name>="<password>" options of the
 // listener's PlainLoginModule JAAS config), and SCRAM-SHA-256/512, checked
 // against the credentials Kafka stores in /config/users/<user>.
@@ -16,7 +17,7 @@
 //
 // The client side (client.go) is for kzadmind's own connections to
 // brokers on SASL listeners: Authenticate runs SaslHandshake v1 and
-// SaslAuthenticate v1 with PLAIN or SCRAM (scram.Client), and reports a
+// SaslAuthenticate v1 with GSSAPI, PLAIN or SCRAM (scram.Client), and reports a
 // broker's refusal as *AuthError with Kafka's error code.
 //
 // DigestMD5Client is the client side of DIGEST-MD5 (RFC 2831, qop auth)

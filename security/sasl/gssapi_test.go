@@ -2,6 +2,7 @@ package sasl
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/jcmturner/gokrb5/v8/iana/nametype"
 	"github.com/jcmturner/gokrb5/v8/keytab"
 	"github.com/jcmturner/gokrb5/v8/messages"
+	"github.com/jcmturner/gokrb5/v8/service"
 	"github.com/jcmturner/gokrb5/v8/types"
 )
 
@@ -263,4 +265,70 @@ func FuzzGSSAPIServerTokens(f *testing.F) {
 		}
 		_, _, _ = c.Next(token)
 	})
+}
+
+// TestGSSAPIServer: this package's client against its acceptor, with and
+// without mutual authentication; the principal is the short name.
+func TestGSSAPIServer(t *testing.T) {
+	_, tickets := newAcceptor(t)
+	acc := &GSSAPIAcceptor{settings: service.NewSettings(tickets.kt, service.MaxClockSkew(maxClockSkew), service.DecodePAC(false)),
+		defaultRealm: testRealm}
+	ctx := context.Background()
+	c := &GSSAPIClient{Tickets: tickets, Service: "zookeeper/zk1"}
+	srv := acc.Start()
+	token, err := c.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := 0; ; round++ {
+		if round > 3 {
+			t.Fatal("no end")
+		}
+		answer, done, err := srv.Step(ctx, token)
+		if err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if done {
+			break
+		}
+		var clientDone bool
+		if token, clientDone, err = c.Next(answer); err != nil {
+			t.Fatalf("client, round %d: %v", round, err)
+		}
+		if clientDone {
+			if _, done, err := srv.Step(ctx, token); err != nil || !done {
+				t.Fatalf("last token: %v, %v", done, err)
+			}
+			break
+		}
+	}
+	if p := srv.Principal(); p.String() != "User:kafka" {
+		t.Fatalf("principal %v", p)
+	}
+	// A fresh AP-REQ is taken, the same one again is a replay.
+	again := mustStart(t, tickets)
+	if _, _, err := acc.Start().Step(ctx, again); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := acc.Start().Step(ctx, again); err == nil || !strings.Contains(err.Error(), "replay") {
+		t.Fatalf("replay: %v", err)
+	}
+	// Garbage is refused with Kafka's message.
+	if _, _, err := acc.Start().Step(ctx, []byte("nope")); err == nil || !strings.Contains(err.Error(), "invalid credentials with SASL mechanism GSSAPI") {
+		t.Fatalf("garbage: %v", err)
+	}
+	// Another realm's principal has no DEFAULT mapping.
+	other := &GSSAPIAcceptor{settings: acc.settings, defaultRealm: "OTHER.REALM"}
+	if _, _, err := other.Start().Step(ctx, mustStart(t, tickets)); err == nil || !strings.Contains(err.Error(), "no rule maps") {
+		t.Fatalf("foreign realm: %v", err)
+	}
+}
+
+func mustStart(t *testing.T, tickets ServiceTickets) []byte {
+	t.Helper()
+	tok, err := (&GSSAPIClient{Tickets: tickets, Service: "zookeeper/zk1"}).Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
 }

@@ -3,6 +3,7 @@ package sasl
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 
@@ -137,4 +138,62 @@ func (l *KerberosLogin) Close() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.cl.Destroy()
+}
+
+// Krb5LoginModule is Java's Kerberos login module, which JAAS entries
+// name for a Kerberos login (IBM's JVMs have their own of the same name).
+const (
+	Krb5LoginModule    = "com.sun.security.auth.module.Krb5LoginModule"
+	IBMKrb5LoginModule = "com.ibm.security.auth.module.Krb5LoginModule"
+)
+
+// IsKrb5LoginModule reports whether a JAAS entry's module logs in with
+// Kerberos.
+func IsKrb5LoginModule(module string) bool {
+	return module == Krb5LoginModule || module == IBMKrb5LoginModule
+}
+
+// DefaultKrb5Conf is where Java and MIT Kerberos look for krb5.conf.
+const DefaultKrb5Conf = "/etc/krb5.conf"
+
+// KerberosOptionsFromJAAS reads a Krb5LoginModule entry's options:
+// useKeyTab=true with keyTab and principal, or useTicketCache=true with
+// ticketCache (else KRB5CCNAME's file, else /tmp/krb5cc_<uid>), as Java
+// reads them. A login that would prompt for a password is refused.
+// krb5Conf is the krb5.conf to use; empty means DefaultKrb5Conf.
+func KerberosOptionsFromJAAS(opts map[string]string, krb5Conf string) (KerberosOptions, error) {
+	ko := KerberosOptions{Krb5Conf: strings.TrimSpace(krb5Conf), Principal: opts["principal"]}
+	if ko.Krb5Conf == "" {
+		ko.Krb5Conf = DefaultKrb5Conf
+	}
+	switch {
+	case jaasTrue(opts["useKeyTab"]):
+		if ko.Keytab = opts["keyTab"]; ko.Keytab == "" {
+			return ko, fmt.Errorf("%s: useKeyTab=true without keyTab", Krb5LoginModule)
+		}
+		if ko.Principal == "" {
+			return ko, fmt.Errorf("%s: useKeyTab=true without principal", Krb5LoginModule)
+		}
+	case jaasTrue(opts["useTicketCache"]):
+		ko.TicketCache = ticketCachePath(opts["ticketCache"])
+	default:
+		return ko, fmt.Errorf("%s: neither useKeyTab=true (with keyTab and principal) nor useTicketCache=true; "+
+			"kzadmin cannot prompt for a password", Krb5LoginModule)
+	}
+	return ko, nil
+}
+
+// jaasTrue reads a JAAS boolean option as Java's login modules do.
+func jaasTrue(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
+
+// ticketCachePath is the credential cache Krb5LoginModule reads: the
+// ticketCache option, else KRB5CCNAME's file, else /tmp/krb5cc_<uid>.
+func ticketCachePath(option string) string {
+	if option != "" {
+		return option
+	}
+	if env := os.Getenv("KRB5CCNAME"); env != "" {
+		return strings.TrimPrefix(env, "FILE:")
+	}
+	return fmt.Sprintf("/tmp/krb5cc_%d", os.Getuid())
 }

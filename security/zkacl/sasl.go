@@ -28,7 +28,7 @@ import (
 // principal, from a keytab (useKeyTab, keyTab, principal) or from the
 // ticket cache kinit filled (useTicketCache, ticketCache; else
 // KRB5CCNAME, else /tmp/krb5cc_<uid>), with the realms of
-// kzadmin.zookeeper.sasl.krb5.conf (Java's java.security.krb5.conf,
+// kzadmin.krb5.conf (Java's java.security.krb5.conf,
 // default /etc/krb5.conf). The service is
 // <zookeeper.sasl.client.username>/<the server's host>, the host
 // canonicalized (a reverse lookup of its address) unless
@@ -42,22 +42,18 @@ import (
 // DigestLoginModule is ZooKeeper's login module for DIGEST-MD5.
 const DigestLoginModule = "org.apache.zookeeper.server.auth.DigestLoginModule"
 
-// The JVMs' Kerberos login modules.
-const (
-	krb5LoginModule    = "com.sun.security.auth.module.Krb5LoginModule"
-	ibmKrb5LoginModule = "com.ibm.security.auth.module.Krb5LoginModule"
-)
+// krb5LoginModule is Java's Kerberos login module.
+const krb5LoginModule = sasl.Krb5LoginModule
 
 // The keys SASLFromConfig reads.
 const (
 	jaasFileKey    = "kzadmin.zookeeper.sasl.jaas.file"
 	jaasSectionKey = "zookeeper.sasl.clientconfig"
-	krb5ConfKey    = "kzadmin.zookeeper.sasl.krb5.conf"
+	krb5ConfKey    = "kzadmin.krb5.conf"
 	serviceNameKey = "zookeeper.sasl.client.username"
 	canonicalKey   = "zookeeper.sasl.client.canonicalize.hostname"
 	serverPrinKey  = "zookeeper.server.principal"
-	// ZooKeeper's client defaults.
-	defaultKrb5Conf    = "/etc/krb5.conf"
+	// ZooKeeper's client default.
 	defaultServiceName = "zookeeper"
 	// defaultJAASSection is ZooKeeper's client default.
 	defaultJAASSection = "Client"
@@ -102,7 +98,7 @@ func SASLFromConfig(get func(string) (string, bool)) (zkadmin.SASLMechanism, err
 				return nil, fmt.Errorf("%s: section %s of %s: %s has no username", jaasFileKey, section, path, DigestLoginModule)
 			}
 			return DigestMD5Login{Username: user, Password: password}, nil
-		case e.Module == krb5LoginModule || e.Module == ibmKrb5LoginModule:
+		case sasl.IsKrb5LoginModule(e.Module):
 			login, err := kerberosLogin(e.Options, v)
 			if err != nil {
 				return nil, fmt.Errorf("%s: section %s of %s: %w", jaasFileKey, section, path, err)
@@ -115,23 +111,9 @@ func SASLFromConfig(get func(string) (string, bool)) (zkadmin.SASLMechanism, err
 
 // kerberosLogin is the GSSAPI login of a Krb5LoginModule entry's options.
 func kerberosLogin(opts map[string]string, v func(string) string) (*GSSAPILogin, error) {
-	ko := sasl.KerberosOptions{Krb5Conf: v(krb5ConfKey), Principal: opts["principal"]}
-	if ko.Krb5Conf == "" {
-		ko.Krb5Conf = defaultKrb5Conf
-	}
-	switch {
-	case isTrue(opts["useKeyTab"]):
-		if ko.Keytab = opts["keyTab"]; ko.Keytab == "" {
-			return nil, fmt.Errorf("%s: useKeyTab=true without keyTab", krb5LoginModule)
-		}
-		if ko.Principal == "" {
-			return nil, fmt.Errorf("%s: useKeyTab=true without principal", krb5LoginModule)
-		}
-	case isTrue(opts["useTicketCache"]):
-		ko.TicketCache = ticketCachePath(opts["ticketCache"])
-	default:
-		return nil, fmt.Errorf("%s: neither useKeyTab=true (with keyTab and principal) nor useTicketCache=true; "+
-			"kzadmin cannot prompt for a password", krb5LoginModule)
+	ko, err := sasl.KerberosOptionsFromJAAS(opts, v(krb5ConfKey))
+	if err != nil {
+		return nil, err
 	}
 	login, err := sasl.NewKerberosLogin(ko)
 	if err != nil {
@@ -152,21 +134,6 @@ func kerberosLogin(opts map[string]string, v func(string) string) (*GSSAPILogin,
 		}
 	}
 	return g, nil
-}
-
-// isTrue reads a JAAS boolean option as Java's login modules do.
-func isTrue(s string) bool { return strings.EqualFold(strings.TrimSpace(s), "true") }
-
-// ticketCachePath is the credential cache Krb5LoginModule reads: the
-// ticketCache option, else KRB5CCNAME's file, else /tmp/krb5cc_<uid>.
-func ticketCachePath(option string) string {
-	if option != "" {
-		return option
-	}
-	if env := os.Getenv("KRB5CCNAME"); env != "" {
-		return strings.TrimPrefix(env, "FILE:")
-	}
-	return fmt.Sprintf("/tmp/krb5cc_%d", os.Getuid())
 }
 
 // GSSAPILogin logs in to ZooKeeper with SASL GSSAPI (Kerberos) as its

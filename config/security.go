@@ -232,7 +232,7 @@ func securityKeys() []keySpec {
 		propKey("zookeeper.sasl.clientconfig", "The section of "+ZooKeeperJAASFileKey+" to log in to ZooKeeper with "+
 			"(ZooKeeper's client property; default Client).", nil),
 		propKey(Krb5ConfKey, "The krb5.conf of kzadmin's Kerberos logins (ZooKeeper, brokers, GSSAPI listeners), as Java's java.security.krb5.conf "+
-			"(default /etc/krb5.conf).", nil),
+			"(default $KRB5_CONFIG, else /etc/krb5.conf).", nil),
 		propKey("zookeeper.sasl.client.username", "The service name of ZooKeeper's Kerberos principal, <name>/<host> "+
 			"(ZooKeeper's client property; default zookeeper).", nil),
 		propKey("zookeeper.sasl.client.canonicalize.hostname", "Name ZooKeeper's Kerberos principal with the canonical host "+

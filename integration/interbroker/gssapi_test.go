@@ -1,6 +1,7 @@
 package interbroker
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kzadmin/kzadmin/cmd/kzadmin/cli"
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
 	"github.com/kzadmin/kzadmin/integration/kdc"
@@ -49,9 +51,9 @@ func TestGSSAPIInterBrokerListener(t *testing.T) {
 			keytab, principal, k.Realm())
 	}
 	gssapi := map[string]string{
-		"sasl.enabled.mechanisms":              "GSSAPI",
-		"sasl.mechanism.inter.broker.protocol": "GSSAPI",
-		"sasl.kerberos.service.name":           "kafka",
+		"sasl.enabled.mechanisms":                              "GSSAPI",
+		"sasl.mechanism.inter.broker.protocol":                 "GSSAPI",
+		"sasl.kerberos.service.name":                           "kafka",
 		"listener.name.sasl_plaintext.gssapi.sasl.jaas.config": keytabJAAS(serviceKeytab, "kafka/localhost"),
 	}
 
@@ -112,4 +114,27 @@ func TestGSSAPIInterBrokerListener(t *testing.T) {
 		t.Fatalf("kafka-topics --create over GSSAPI: %v\n%s\n%s", err, out, errOut)
 	}
 	produceConsume(ctx, t, b.Addr(), "kerberized", 10)
+
+	// The kzadmin CLI, with the same file (and the krb5.conf, which Java
+	// took from its system property).
+	if err := os.WriteFile(cc, []byte("security.protocol=SASL_PLAINTEXT\nsasl.mechanism=GSSAPI\nsasl.kerberos.service.name=kafka\n"+
+		"sasl.jaas.config="+keytabJAAS(aliceKeytab, "alice")+"\n"+config.Krb5ConfKey+"="+k.Krb5Conf()+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var cliOut, cliErr bytes.Buffer
+	for _, args := range [][]string{
+		{"topics", "create", "--topic", "kerberized-cli", "--partitions", "1", "--replication-factor", "1"},
+		{"topics", "describe", "--topic", "kerberized"},
+	} {
+		cliOut.Reset()
+		cliErr.Reset()
+		args = append(args, "--bootstrap-server", d.ListenerAddr("SASL_PLAINTEXT"), "--command-config", cc)
+		if code := cli.Run(ctx, args, &cliOut, &cliErr, cli.Options{Terminal: func() bool { return false }}); code != cli.ExitOK {
+			t.Fatalf("kzadmin %s over GSSAPI: exit %d\n%s%s", strings.Join(args, " "), code, cliOut.String(), cliErr.String())
+		}
+	}
+	if !strings.Contains(cliOut.String(), "PartitionCount: 2") {
+		t.Fatalf("kzadmin topics describe over GSSAPI:\n%s", cliOut.String())
+	}
+	waitLeaders(ctx, t, b.Addr(), "kerberized-cli")
 }

@@ -4,6 +4,7 @@ package clientconf
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -39,10 +40,16 @@ type AdminClient struct {
 //	                    https (the default) checks the broker's host name;
 //	                    empty does not
 //	ssl.enabled.protocols, ssl.cipher.suites
-//	sasl.mechanism      PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512 (Kafka's
-//	                    default, GSSAPI, and OAUTHBEARER are not offered)
+//	sasl.mechanism      GSSAPI (Kafka's default), PLAIN, SCRAM-SHA-256 or
+//	                    SCRAM-SHA-512 (OAUTHBEARER is not offered)
 //	sasl.jaas.config    the login module's username and password
-//	                    (tokenauth=true: a delegation token's id and HMAC)
+//	                    (tokenauth=true: a delegation token's id and HMAC),
+//	                    or for GSSAPI a Krb5LoginModule's keytab or
+//	                    ticket cache
+//	sasl.kerberos.service.name
+//	                    GSSAPI: the brokers' principal name
+//	kzadmin.krb5.conf   GSSAPI: the krb5.conf (default $KRB5_CONFIG,
+//	                    else /etc/krb5.conf)
 //
 // Settings the client cannot honour are errors rather than ignored, so
 // that a command never connects with less security than its file asks
@@ -81,7 +88,7 @@ func AdminClientSettings(props func(key string) (string, bool)) (AdminClient, er
 		ac.TLS = cfg
 	}
 	if useSASL {
-		cred, token, err := adminCredentials(get("sasl.mechanism"), get("sasl.jaas.config"))
+		cred, token, err := adminCredentials(get, get("sasl.mechanism"), get("sasl.jaas.config"))
 		if err != nil {
 			return AdminClient{}, fmt.Errorf("security.protocol %s: %w", ac.Protocol, err)
 		}
@@ -91,14 +98,11 @@ func AdminClientSettings(props func(key string) (string, bool)) (AdminClient, er
 }
 
 // adminCredentials reads the mechanism and the login module's options.
-func adminCredentials(mech, jaas string) (cred sasl.ClientCredentials, tokenAuth bool, err error) {
+func adminCredentials(get func(string) string, mech, jaas string) (cred sasl.ClientCredentials, tokenAuth bool, err error) {
 	switch {
-	case mech == "":
-		return cred, false, fmt.Errorf("sasl.mechanism is not set (Kafka's default, GSSAPI, is not offered: " +
-			"use PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512)")
-	case mech == sasl.GSSAPI:
-		return cred, false, fmt.Errorf("SASL mechanism %q is not supported by the kzadmin CLI (PLAIN, SCRAM-SHA-256 and "+
-			"SCRAM-SHA-512 are; kzadmind itself takes GSSAPI)", mech)
+	case mech == "" || mech == sasl.GSSAPI: // GSSAPI is Kafka's default
+		cred, err = kerberosCredentials(get, jaas)
+		return cred, false, err
 	case jaas == "":
 		return cred, false, fmt.Errorf("SASL %s needs sasl.jaas.config with the login module's username and password", mech)
 	}
@@ -116,4 +120,35 @@ func adminCredentials(mech, jaas string) (cred sasl.ClientCredentials, tokenAuth
 		return cred, false, fmt.Errorf("tokenauth=true needs a SCRAM mechanism, not PLAIN")
 	}
 	return cred, tokenAuth, nil
+}
+
+// kerberosCredentials are GSSAPI's: the Krb5LoginModule of
+// sasl.jaas.config and the brokers' service name.
+func kerberosCredentials(get func(string) string, jaas string) (sasl.ClientCredentials, error) {
+	entries, err := sasl.ParseJAAS(jaas)
+	if err != nil {
+		return sasl.ClientCredentials{}, fmt.Errorf("sasl.jaas.config: %w", err)
+	}
+	i := slices.IndexFunc(entries, func(e sasl.JAASEntry) bool { return sasl.IsKrb5LoginModule(e.Module) })
+	if jaas == "" || i < 0 {
+		return sasl.ClientCredentials{}, fmt.Errorf("SASL GSSAPI (sasl.mechanism, Kafka's default) needs sasl.jaas.config with %s "+
+			"(useKeyTab=true with keyTab and principal, or useTicketCache=true)", sasl.Krb5LoginModule)
+	}
+	service := get("sasl.kerberos.service.name")
+	if service == "" {
+		service = entries[i].Options["serviceName"]
+	}
+	if service == "" {
+		return sasl.ClientCredentials{}, errors.New("SASL GSSAPI needs sasl.kerberos.service.name, the brokers' principal name " +
+			"(kafka for kafka/<host>@<REALM>)")
+	}
+	ko, err := sasl.KerberosOptionsFromJAAS(entries[i].Options, get(config.Krb5ConfKey))
+	if err != nil {
+		return sasl.ClientCredentials{}, fmt.Errorf("sasl.jaas.config: %w", err)
+	}
+	login, err := sasl.NewKerberosLogin(ko)
+	if err != nil {
+		return sasl.ClientCredentials{}, fmt.Errorf("sasl.jaas.config: %w", err)
+	}
+	return sasl.ClientCredentials{Mechanism: sasl.GSSAPI, Kerberos: login, ServiceName: service}, nil
 }

@@ -160,9 +160,14 @@ const DefaultKrb5Conf = "/etc/krb5.conf"
 // useKeyTab=true with keyTab and principal, or useTicketCache=true with
 // ticketCache (else KRB5CCNAME's file, else /tmp/krb5cc_<uid>), as Java
 // reads them. A login that would prompt for a password is refused.
-// krb5Conf is the krb5.conf to use; empty means DefaultKrb5Conf.
+// krb5Conf is the krb5.conf to use; empty means the first file of
+// KRB5_CONFIG, else DefaultKrb5Conf.
 func KerberosOptionsFromJAAS(opts map[string]string, krb5Conf string) (KerberosOptions, error) {
 	ko := KerberosOptions{Krb5Conf: strings.TrimSpace(krb5Conf), Principal: opts["principal"]}
+	if ko.Krb5Conf == "" {
+		// MIT Kerberos' own variable, which kinit and klist read too.
+		ko.Krb5Conf, _, _ = strings.Cut(os.Getenv("KRB5_CONFIG"), ":")
+	}
 	if ko.Krb5Conf == "" {
 		ko.Krb5Conf = DefaultKrb5Conf
 	}

@@ -29,7 +29,7 @@ import (
 // ticket cache kinit filled (useTicketCache, ticketCache; else
 // KRB5CCNAME, else /tmp/krb5cc_<uid>), with the realms of
 // kzadmin.krb5.conf (Java's java.security.krb5.conf,
-// default /etc/krb5.conf). The service is
+// default $KRB5_CONFIG, else /etc/krb5.conf). The service is
 // <zookeeper.sasl.client.username>/<the server's host>, the host
 // canonicalized (a reverse lookup of its address) unless
 // zookeeper.sasl.client.canonicalize.hostname=false, or the whole of

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 	"github.com/twmb/franz-go/pkg/sasl/scram"
 
@@ -43,9 +45,38 @@ func commandConfigOptions(path string) ([]kgo.Opt, error) {
 			opts = append(opts, kgo.SASL(scram.Auth{User: c.Username, Pass: c.Password, IsToken: ac.TokenAuth}.AsSha256Mechanism()))
 		case "SCRAM-SHA-512":
 			opts = append(opts, kgo.SASL(scram.Auth{User: c.Username, Pass: c.Password, IsToken: ac.TokenAuth}.AsSha512Mechanism()))
+		case ksasl.GSSAPI:
+			opts = append(opts, kgo.SASL(gssapiMechanism{cred: *c}))
 		default: // AdminClientSettings checked the mechanism
 			return nil, fmt.Errorf("--command-config %s: SASL mechanism %q is not supported", path, c.Mechanism)
 		}
 	}
 	return opts, nil
+}
+
+// gssapiMechanism is GSSAPI (Kerberos) for the Kafka client, over this
+// module's own exchange (security/sasl.GSSAPIClient), as kzadmind's
+// connections to brokers run it.
+type gssapiMechanism struct{ cred ksasl.ClientCredentials }
+
+func (gssapiMechanism) Name() string { return ksasl.GSSAPI }
+
+// Authenticate starts the exchange with the broker at addr (host:port),
+// whose service principal is <service name>/<its host>.
+func (m gssapiMechanism) Authenticate(ctx context.Context, addr string) (sasl.Session, []byte, error) {
+	c := &ksasl.GSSAPIClient{Tickets: m.cred.Kerberos, Service: m.cred.ServiceName + "/" + ksasl.KafkaServiceHost(ctx, addr)}
+	first, err := c.Start()
+	if err != nil {
+		return nil, nil, err
+	}
+	return gssapiSession{c}, first, nil
+}
+
+type gssapiSession struct{ c *ksasl.GSSAPIClient }
+
+// Challenge takes the broker's token; the last client token is sent with
+// done, and the broker's empty answer is read by the client.
+func (s gssapiSession) Challenge(server []byte) (bool, []byte, error) {
+	token, done, err := s.c.Next(server)
+	return done, token, err
 }

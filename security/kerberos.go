@@ -15,9 +15,9 @@ import (
 // the broker-wide sasl.jaas.config), sasl.kerberos.service.name, and the
 // krb5.conf of kzadmin.krb5.conf.
 
-// gssapiJAAS finds the listener's Krb5LoginModule entry and the key it
-// came from.
-func gssapiJAAS(get Getter, listener string) (sasl.KerberosOptions, string, error) {
+// gssapiJAAS finds the listener's Krb5LoginModule entry: its login, its
+// serviceName option, and the key it came from.
+func gssapiJAAS(get Getter, listener string) (ko sasl.KerberosOptions, serviceName, key string, err error) {
 	prefix := config.ListenerPrefix + strings.ToLower(listener) + "."
 	keys := []string{prefix + "gssapi.sasl.jaas.config", prefix + "sasl.jaas.config", "sasl.jaas.config"}
 	for _, key := range keys {
@@ -27,21 +27,20 @@ func gssapiJAAS(get Getter, listener string) (sasl.KerberosOptions, string, erro
 		}
 		entries, err := sasl.ParseJAAS(v)
 		if err != nil {
-			return sasl.KerberosOptions{}, key, fmt.Errorf("%s: %w", key, err)
+			return ko, "", key, fmt.Errorf("%s: %w", key, err)
 		}
 		for _, e := range entries {
 			if !sasl.IsKrb5LoginModule(e.Module) {
 				continue
 			}
 			krb5, _ := get(config.Krb5ConfKey)
-			ko, err := sasl.KerberosOptionsFromJAAS(e.Options, krb5)
-			if err != nil {
-				return ko, key, fmt.Errorf("%s: %w", key, err)
+			if ko, err = sasl.KerberosOptionsFromJAAS(e.Options, krb5); err != nil {
+				return ko, "", key, fmt.Errorf("%s: %w", key, err)
 			}
-			return ko, key, nil
+			return ko, strings.TrimSpace(e.Options["serviceName"]), key, nil
 		}
 	}
-	return sasl.KerberosOptions{}, "", fmt.Errorf("GSSAPI needs %s with %s (useKeyTab=true, keyTab, principal)",
+	return ko, "", "", fmt.Errorf("GSSAPI needs %s with %s (useKeyTab=true, keyTab, principal)",
 		keys[0], sasl.Krb5LoginModule)
 }
 
@@ -66,7 +65,7 @@ func gssapiAcceptor(get Getter, listener string) (*sasl.GSSAPIAcceptor, error) {
 	if err := checkPrincipalRules(get, listener); err != nil {
 		return nil, err
 	}
-	ko, key, err := gssapiJAAS(get, listener)
+	ko, _, key, err := gssapiJAAS(get, listener)
 	if err != nil {
 		return nil, err
 	}
@@ -80,12 +79,14 @@ func gssapiAcceptor(get Getter, listener string) (*sasl.GSSAPIAcceptor, error) {
 // gssapiClient is the Kerberos login and service name of the
 // controller's connections to brokers on listener.
 func gssapiClient(get Getter, listener string) (sasl.ClientCredentials, error) {
-	ko, key, err := gssapiJAAS(get, listener)
+	ko, jaasService, key, err := gssapiJAAS(get, listener)
 	if err != nil {
 		return sasl.ClientCredentials{}, err
 	}
 	service, _ := tlsconf.ListenerValue(get, listener, "sasl.kerberos.service.name")
-	service = strings.TrimSpace(service)
+	if service = strings.TrimSpace(service); service == "" {
+		service = jaasService // Kafka takes the JAAS option too
+	}
 	if service == "" {
 		return sasl.ClientCredentials{}, fmt.Errorf("GSSAPI needs sasl.kerberos.service.name, the brokers' principal name " +
 			"(kafka for kafka/<host>@<REALM>)")

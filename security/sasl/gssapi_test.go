@@ -332,3 +332,60 @@ func mustStart(t *testing.T, tickets ServiceTickets) []byte {
 	}
 	return tok
 }
+
+// TestGSSAPIServerWithoutMutual: a client that does not ask for mutual
+// authentication (Java's Kafka clients) gets the offer at once, numbered
+// with its own first sequence number, as Java's client requires.
+func TestGSSAPIServerWithoutMutual(t *testing.T) {
+	_, tickets := newAcceptor(t)
+	acc := &GSSAPIAcceptor{settings: service.NewSettings(tickets.kt, service.MaxClockSkew(maxClockSkew), service.DecodePAC(false)),
+		defaultRealm: testRealm}
+	tkt, key, err := tickets.ServiceTicket("zookeeper/zk1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	realm, name := tickets.Client()
+	auth, err := types.NewAuthenticator(realm, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth.Cksum = types.Checksum{CksumType: 0x8003, Checksum: gssChecksum(gssapi.ContextFlagInteg)}
+	req, err := messages.NewAPReq(tkt, key, auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := req.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := gssMechToken(tokAPReq, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := acc.Start()
+	offer, done, err := srv.Step(context.Background(), token)
+	if err != nil || done {
+		t.Fatalf("AP-REQ: %v, %v", done, err)
+	}
+	wt, err := readWrapToken(offer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verifyWrapToken(wt, key); err != nil {
+		t.Fatal(err)
+	}
+	if wt.SndSeqNum != uint64(auth.SeqNumber) || wt.Payload[0] != noSecurityLayer {
+		t.Fatalf("offer %+v, want sequence number %d", wt, auth.SeqNumber)
+	}
+	reply := &gssapi.WrapToken{SndSeqNum: uint64(auth.SeqNumber), EC: 12, Payload: []byte{noSecurityLayer, 0, 0, 0}}
+	if err := reply.SetCheckSum(key, keyusage.GSSAPI_INITIATOR_SEAL); err != nil {
+		t.Fatal(err)
+	}
+	b, err := reply.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, done, err := srv.Step(context.Background(), b); err != nil || !done {
+		t.Fatalf("reply: %v, %v", done, err)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"github.com/kzadmin/kzadmin/cmd/kzadmin/cli"
 	"github.com/kzadmin/kzadmin/config"
 	"github.com/kzadmin/kzadmin/integration/kafka"
-	"github.com/kzadmin/kzadmin/integration/kdc"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
 	"github.com/kzadmin/kzadmin/security/acl"
 )
@@ -34,18 +33,8 @@ func TestGSSAPIInterBrokerListener(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	k, err := kdc.Start(ctx, kdc.Options{Dir: filepath.Join(dir, "kdc")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.Stop() })
-	serviceKeytab, aliceKeytab := filepath.Join(dir, "kafka.keytab"), filepath.Join(dir, "alice.keytab")
-	if err := k.AddPrincipal(ctx, "kafka/localhost", serviceKeytab); err != nil {
-		t.Fatal(err)
-	}
-	if err := k.AddPrincipal(ctx, "alice", aliceKeytab); err != nil {
-		t.Fatal(err)
-	}
+	k, keytab := startKDC(ctx, t, dir)
+	serviceKeytab, aliceKeytab := keytab("kafka/localhost"), keytab("alice")
 	keytabJAAS := func(keytab, principal string) string {
 		return fmt.Sprintf(`com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="%s" principal="%s@%s";`,
 			keytab, principal, k.Realm())
@@ -60,7 +49,7 @@ func TestGSSAPIInterBrokerListener(t *testing.T) {
 	cl := startZooKeeper(ctx, t)
 	// The idempotent producer may pick kzadmind (listed among the
 	// brokers) for InitProducerId, as User:ANONYMOUS on PLAINTEXT.
-	err = acl.NewStore(cl.zk).Add(ctx, []acl.Binding{{
+	err := acl.NewStore(cl.zk).Add(ctx, []acl.Binding{{
 		Pattern: acl.Pattern{Type: acl.ResourceTopic, Name: "kerberized", PatternType: acl.PatternLiteral},
 		Entry:   acl.Entry{Principal: "User:ANONYMOUS", Host: "*", Operation: acl.OpWrite, Permission: acl.PermissionAllow},
 	}})

@@ -19,6 +19,7 @@ import (
 	"github.com/kzadmin/kzadmin/integration/kafkatest"
 	"github.com/kzadmin/kzadmin/integration/kdc"
 	"github.com/kzadmin/kzadmin/integration/zkserver"
+	"github.com/kzadmin/kzadmin/internal/daemon"
 	"github.com/kzadmin/kzadmin/znodes"
 )
 
@@ -38,18 +39,7 @@ func TestZooKeeperKerberos(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	k, err := kdc.Start(ctx, kdc.Options{Dir: filepath.Join(dir, "kdc")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { k.Stop() })
-	keytab := func(principal string) string {
-		path := filepath.Join(dir, strings.ReplaceAll(principal, "/", "_")+".keytab")
-		if err := k.AddPrincipal(ctx, principal, path); err != nil {
-			t.Fatal(err)
-		}
-		return path
-	}
+	k, keytab := startKDC(ctx, t, dir)
 	zkKeytab, brokerKeytab, kzadmindKeytab := keytab("zookeeper/localhost"), keytab("kafka/broker1"), keytab("kafka/kzadmind")
 	zks, _ := kafkatest.StartZooKeeper(t, ctx, zkserver.Options{HeapMB: 256, SASL: &zkserver.SASLOptions{
 		Kerberos: &zkserver.KerberosOptions{Krb5Conf: k.Krb5Conf(), Keytab: zkKeytab,
@@ -89,7 +79,23 @@ func TestZooKeeperKerberos(t *testing.T) {
 			"-Djava.security.krb5.conf=" + k.Krb5Conf()}})
 	waitBrokers(ctx, t, d, 1)
 
-	const topic = "over-kerberos"
+	conn, _ := checkSharedZooKeeperIdentity(ctx, t, zks.Addr(), d, b, kzKeys, "kerberos", "kafka")
+	conn.Close()
+}
+
+// checkSharedZooKeeperIdentity checks a cluster whose broker b and
+// kzadmind d log in to the ZooKeeper at zkAddr with the identity
+// sasl:<identity> under zookeeper.set.acl=true: a topic created through
+// kzadmind is led by the broker and carries records; the znodes kzadmind
+// and the broker made are owned by that identity and world-readable; a
+// session without a login reads the topic's znode but cannot change it;
+// and the CLI, with keys (kzadmind's ZooKeeper settings) in its
+// --config-file, creates a topic owned alike. It returns the session
+// without a login, for more checks, and the CLI's configuration file.
+func checkSharedZooKeeperIdentity(ctx context.Context, t *testing.T, zkAddr string, d *daemon.Daemon, b *kafka.Broker,
+	keys map[string]string, name, identity string) (*zk.Conn, string) {
+	t.Helper()
+	topic := "over-" + name
 	adm := kadmClient(t, d.ListenerAddr("PLAINTEXT"))
 	res, err := adm.CreateTopic(ctx, 2, 1, nil, topic)
 	if err == nil {
@@ -100,12 +106,12 @@ func TestZooKeeperKerberos(t *testing.T) {
 	}
 	produceConsume(ctx, t, b.Addr(), topic, 5)
 
-	conn, _, err := zk.Connect([]string{zks.Addr()}, 10*time.Second, zk.WithLogger(quiet{}))
+	conn, _, err := zk.Connect([]string{zkAddr}, 10*time.Second, zk.WithLogger(quiet{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
-	owned := []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: "kafka"}, {Perms: zk.PermRead, Scheme: "world", ID: "anyone"}}
+	t.Cleanup(conn.Close)
+	owned := []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: identity}, {Perms: zk.PermRead, Scheme: "world", ID: "anyone"}}
 	// Made by kzadmind, and by the broker: one identity.
 	for _, p := range []string{znodes.TopicPath(topic), znodes.BrokerIDsPath, znodes.BrokerIDPath(1)} {
 		acl, _, err := conn.GetACL(chroot + p)
@@ -123,22 +129,43 @@ func TestZooKeeperKerberos(t *testing.T) {
 	}
 
 	// The CLI, with the same keys in its --config-file.
-	cf := filepath.Join(dir, "kzadmin.properties")
-	var cfLines []string
-	for key, v := range kzKeys {
-		cfLines = append(cfLines, key+"="+v)
+	cf := filepath.Join(t.TempDir(), "kzadmin.properties")
+	var lines []string
+	for k, v := range keys {
+		lines = append(lines, k+"="+v)
 	}
-	if err := os.WriteFile(cf, []byte(strings.Join(cfLines, "\n")+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(cf, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	cliTopic := "cli-over-" + name
 	var out, errOut bytes.Buffer
-	code := cli.Run(ctx, []string{"topics", "create", "--topic", "cli-over-kerberos", "--partitions", "1", "--replication-factor", "1",
-		"--zookeeper", zks.Addr() + chroot, "--config-file", cf}, &out, &errOut, cli.Options{Terminal: func() bool { return false }})
+	code := cli.Run(ctx, []string{"topics", "create", "--topic", cliTopic, "--partitions", "1", "--replication-factor", "1",
+		"--zookeeper", zkAddr + chroot, "--config-file", cf}, &out, &errOut, cli.Options{Terminal: func() bool { return false }})
 	if code != cli.ExitOK {
-		t.Fatalf("kzadmin topics create --zookeeper with Kerberos: exit %d\n%s%s", code, out.String(), errOut.String())
+		t.Fatalf("kzadmin topics create --zookeeper with %s: exit %d\n%s%s", name, code, out.String(), errOut.String())
 	}
-	if acl, _, err := conn.GetACL(chroot + znodes.TopicPath("cli-over-kerberos")); err != nil || !slices.Equal(acl, owned) {
+	if acl, _, err := conn.GetACL(chroot + znodes.TopicPath(cliTopic)); err != nil || !slices.Equal(acl, owned) {
 		t.Errorf("ACL of the CLI's topic: %v, %v; want %v", acl, err, owned)
 	}
-	waitLeaders(ctx, t, b.Addr(), "cli-over-kerberos")
+	waitLeaders(ctx, t, b.Addr(), cliTopic)
+	return conn, cf
+}
+
+// startKDC starts a KDC of the test's own in dir, stopped when the test
+// ends; keytab adds a principal and returns the path of its own keytab.
+func startKDC(ctx context.Context, t *testing.T, dir string) (k *kdc.KDC, keytab func(principal string) string) {
+	t.Helper()
+	k, err := kdc.Start(ctx, kdc.Options{Dir: filepath.Join(dir, "kdc")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = k.Stop() })
+	return k, func(principal string) string {
+		t.Helper()
+		path := filepath.Join(dir, strings.ReplaceAll(principal, "/", "_")+".keytab")
+		if err := k.AddPrincipal(ctx, principal, path); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
 }

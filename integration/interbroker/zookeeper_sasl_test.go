@@ -3,7 +3,6 @@ package interbroker
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -70,58 +69,9 @@ Client {
 		JVMFlags: []string{"-Djava.security.auth.login.config=" + jaas}})
 	waitBrokers(ctx, t, d, 1)
 
-	const topic = "over-sasl"
-	adm := kadmClient(t, d.ListenerAddr("PLAINTEXT"))
-	res, err := adm.CreateTopic(ctx, 2, 1, nil, topic)
-	if err == nil {
-		err = res.Err
-	}
-	if err != nil {
-		t.Fatalf("create %s through kzadmind: %v", topic, err)
-	}
-	produceConsume(ctx, t, b.Addr(), topic, 5)
-
-	conn, _, err := zk.Connect([]string{zks.Addr()}, 10*time.Second, zk.WithLogger(quiet{}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn, cf := checkSharedZooKeeperIdentity(ctx, t, zks.Addr(), d, b, zkSASL, "sasl", "kafka")
 	owned := []zk.ACL{{Perms: zk.PermAll, Scheme: "sasl", ID: "kafka"}, {Perms: zk.PermRead, Scheme: "world", ID: "anyone"}}
-	// Made by kzadmind, and by the broker: one identity.
-	for _, p := range []string{znodes.TopicPath(topic), znodes.BrokerIDsPath, znodes.BrokerIDPath(1)} {
-		acl, _, err := conn.GetACL(chroot + p)
-		if err != nil || !slices.Equal(acl, owned) {
-			t.Errorf("ACL of %s: %v, %v; want %v", p, acl, err, owned)
-		}
-	}
-	path := chroot + znodes.TopicPath(topic)
-	data, stat, err := conn.Get(path)
-	if err != nil || !bytes.Contains(data, []byte(`"partitions"`)) {
-		t.Fatalf("read %s without the login: %q, %v", path, data, err)
-	}
-	if _, err := conn.Set(path, data, stat.Version); !errors.Is(err, zk.ErrNoAuth) {
-		t.Fatalf("changed %s without the login: %v", path, err)
-	}
-
-	// The CLI, with the same keys in its --config-file.
-	cf := filepath.Join(dir, "kzadmin.properties")
-	var cfLines []string
-	for k, v := range zkSASL {
-		cfLines = append(cfLines, k+"="+v)
-	}
-	if err := os.WriteFile(cf, []byte(strings.Join(cfLines, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	var out, errOut bytes.Buffer
-	code := cli.Run(ctx, []string{"topics", "create", "--topic", "cli-over-sasl", "--partitions", "1", "--replication-factor", "1",
-		"--zookeeper", zks.Addr() + chroot, "--config-file", cf}, &out, &errOut, cli.Options{Terminal: func() bool { return false }})
-	if code != cli.ExitOK {
-		t.Fatalf("kzadmin topics create --zookeeper with SASL: exit %d\n%s%s", code, out.String(), errOut.String())
-	}
-	if acl, _, err := conn.GetACL(chroot + znodes.TopicPath("cli-over-sasl")); err != nil || !slices.Equal(acl, owned) {
-		t.Errorf("ACL of the CLI's topic: %v, %v; want %v", acl, err, owned)
-	}
-	waitLeaders(ctx, t, b.Addr(), "cli-over-sasl")
 
 	// An open cluster (another chroot), made secure and open again by
 	// zookeeper-security-migration logged in with the same file.

@@ -389,3 +389,39 @@ func TestGSSAPIServerWithoutMutual(t *testing.T) {
 		t.Fatalf("reply: %v, %v", done, err)
 	}
 }
+
+// FuzzGSSAPIAcceptor: whatever a client sends first, or (afterAPReq) as
+// its last token once its AP-REQ was good, the acceptor answers or
+// refuses, and never panics.
+func FuzzGSSAPIAcceptor(f *testing.F) {
+	f.Add(false, []byte{})
+	f.Add(false, []byte{0x60, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x12, 0x01, 0x02, 0x02, 0x01, 0x00})
+	f.Add(true, []byte{5, 4, 0, 0xff, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})
+	f.Add(true, []byte{})
+	f.Fuzz(func(t *testing.T, afterAPReq bool, token []byte) {
+		_, tickets := newAcceptor(t)
+		acc := &GSSAPIAcceptor{settings: service.NewSettings(tickets.kt, service.MaxClockSkew(maxClockSkew), service.DecodePAC(false)),
+			defaultRealm: testRealm}
+		srv := acc.Start()
+		ctx := context.Background()
+		if afterAPReq {
+			c := &GSSAPIClient{Tickets: tickets, Service: "zookeeper/zk1"}
+			first, err := c.Start()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, _, err := srv.Step(ctx, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			empty, _, err := c.Next(rep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := srv.Step(ctx, empty); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, _, _ = srv.Step(ctx, token)
+	})
+}

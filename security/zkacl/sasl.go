@@ -111,27 +111,27 @@ func SASLFromConfig(get func(string) (string, bool)) (zkadmin.SASLMechanism, err
 
 // kerberosLogin is the GSSAPI login of a Krb5LoginModule entry's options.
 func kerberosLogin(opts map[string]string, v func(string) string) (*GSSAPILogin, error) {
-	ko, err := sasl.KerberosOptionsFromJAAS(opts, v(krb5ConfKey))
-	if err != nil {
-		return nil, err
+	g := &GSSAPILogin{ServiceName: v(serviceNameKey), Canonicalize: true}
+	if g.ServiceName == "" {
+		g.ServiceName = defaultServiceName
 	}
-	login, err := sasl.NewKerberosLogin(ko)
-	if err != nil {
-		return nil, err
-	}
-	g := &GSSAPILogin{Login: login, ServiceName: v(serviceNameKey), Canonicalize: true}
 	if p := v(serverPrinKey); p != "" {
 		// The realm is the KDC's to find (krb5.conf's domain_realm, else
 		// the client's own).
 		g.ServerPrincipal, _, _ = strings.Cut(p, "@")
 	}
-	if g.ServiceName == "" {
-		g.ServiceName = defaultServiceName
-	}
 	if c := v(canonicalKey); c != "" {
+		var err error
 		if g.Canonicalize, err = strconv.ParseBool(c); err != nil {
 			return nil, fmt.Errorf("%s=%q: not true or false", canonicalKey, c)
 		}
+	}
+	ko, err := sasl.KerberosOptionsFromJAAS(opts, v(krb5ConfKey))
+	if err != nil {
+		return nil, err
+	}
+	if g.Login, err = sasl.NewKerberosLogin(ko); err != nil {
+		return nil, err
 	}
 	return g, nil
 }

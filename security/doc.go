@@ -4,7 +4,8 @@
 // settings; and the ZooKeeper ACL layout.
 //
 // The parts live in sub-packages: scram (credential format and the SCRAM
-// exchange), sasl (PLAIN, SCRAM over ZooKeeper credentials, JAAS parsing),
+// exchange), sasl (GSSAPI over Kerberos, PLAIN, SCRAM over ZooKeeper
+// credentials, JAAS parsing),
 // tlsconf (ssl.* settings and the TLS principal), acl (the authorizer, its
 // cache and the ACL store) and zkacl (ZooKeeper ACLs on created znodes).
 //
@@ -24,12 +25,16 @@
 //	ssl.truststore.location, ssl.truststore.certificates  CA certificates
 //	ssl.client.auth        none | requested | required (SASL_SSL: prefixed key only)
 //	ssl.enabled.protocols, ssl.cipher.suites, ssl.principal.mapping.rules
-//	sasl.enabled.mechanisms               PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
+//	sasl.enabled.mechanisms               GSSAPI (default), PLAIN, SCRAM-SHA-256, SCRAM-SHA-512
 //	listener.name.<l>.plain.sasl.jaas.config  PlainLoginModule with user_<name>="<password>"
+//	listener.name.<l>.gssapi.sasl.jaas.config Krb5LoginModule with keyTab and principal (kerberos.go)
+//	sasl.kerberos.service.name            the brokers' principal name, for GSSAPI towards them
+//	sasl.kerberos.principal.to.local.rules  DEFAULT only
+//	kzadmin.krb5.conf                     krb5.conf (default $KRB5_CONFIG, else /etc/krb5.conf)
 //	sasl.server.max.receive.size          default 524288
 //	connection.failed.authentication.delay.ms  default 100
-//	sasl.mechanism.inter.broker.protocol  the controller's own SASL mechanism to brokers
-//	listener.name.<l>.<mechanism>.sasl.jaas.config  its username and password (client.go)
+//	sasl.mechanism.inter.broker.protocol  the controller's own SASL mechanism to brokers (default GSSAPI)
+//	listener.name.<l>.<mechanism>.sasl.jaas.config  its username and password, or Kerberos login (client.go)
 //	ssl.endpoint.identification.algorithm https (default) checks broker host names
 //	authorizer.class.name   kafka.security.authorizer.AclAuthorizer turns ACLs on
 //	super.users             User:a;User:b

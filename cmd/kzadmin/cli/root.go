@@ -93,7 +93,7 @@ validate without writing (validateOnly), where the API allows it.`,
 	f.StringVar(&a.g.ZooKeeper, "zookeeper", "", "ZooKeeper connect string, host:port[,host:port][/chroot]")
 	f.StringVar(&a.g.BootstrapServer, "bootstrap-server", "", "Kafka nodes to talk to, host:port[,host:port] (the admin wire APIs)")
 	f.StringVar(&a.g.CommandConfig, "command-config", "", "client properties for --bootstrap-server, as Kafka's tools take them: "+
-		"security.protocol, ssl.truststore.*, ssl.keystore.* (PEM, PKCS12, JKS), ssl.key.password, sasl.mechanism (PLAIN, SCRAM-SHA-256/512), sasl.jaas.config")
+		"security.protocol, ssl.truststore.*, ssl.keystore.* (PEM, PKCS12, JKS), ssl.key.password, sasl.mechanism (GSSAPI, PLAIN, SCRAM-SHA-256/512), sasl.jaas.config, sasl.kerberos.service.name")
 	f.StringVar(&a.g.ConfigFile, "config-file", "", "kzadmin properties file (max.partitions, max.broker.partitions, "+
 		"num.partitions, default.replication.factor, zookeeper.connect; for --zookeeper: zookeeper.set.acl, kzadmin.zookeeper.digest, kzadmin.zookeeper.sasl.jaas.file, zookeeper.ssl.*)")
 	f.StringVar(&a.g.ZKTLSConfigFile, "zk-tls-config-file", "", "TLS to ZooKeeper for --zookeeper, as Kafka's tools take it: "+

@@ -90,7 +90,7 @@ func TestDynBrokerRefusedBeforeAuthorization(t *testing.T) {
 		{"", []string{"max.partitions", "5", "log.retention.ms", "1", "leader.replication.throttled.rate", "10",
 			"listener.name.internal.max.connections", "9", "custom.key", "v"}, denied},
 		{"", []string{"auto.leader.rebalance.enable", "false"}, denied},
-		{"3000", []string{"listener.name.internal.ssl.keystore.location", "/k.pem", "sasl.kerberos.service.name", "kafka"}, denied},
+		{"3000", []string{"listener.name.internal.ssl.keystore.location", "/k.pem", "sasl.kerberos.kinit.cmd", "kinit"}, denied},
 	} {
 		want := []string{"4/" + tc.name + ":" + tc.want}
 		legacy, incremental := dbBoth(f, tc.name, tc.kv...)
@@ -173,9 +173,9 @@ func TestDynBrokerZooKeeper(t *testing.T) {
 
 	// The controller's own entity takes per-broker configs; SUBTRACT
 	// starts from Kafka's default.
-	got = p4Incremental(f, iacRes(brokerRes, "3000", iop{"sasl.kerberos.principal.to.local.rules", dbSub, sp("DEFAULT")},
+	got = p4Incremental(f, iacRes(brokerRes, "3000", iop{"log.cleanup.policy", dbSub, sp("delete")},
 		iop{"listener.name.internal.ssl.keystore.location", dbSet, sp("/k.pem")}))
-	own := map[string]string{"sasl.kerberos.principal.to.local.rules": "", "listener.name.internal.ssl.keystore.location": "/k.pem"}
+	own := map[string]string{"log.cleanup.policy": "", "listener.name.internal.ssl.keystore.location": "/k.pem"}
 	if zk := e.zkConfig(znodes.EntityBrokers, "3000"); !reflect.DeepEqual(got, []string{"4/3000:0:<nil>"}) || !reflect.DeepEqual(zk, own) {
 		t.Errorf("per broker: %q, ZooKeeper %v", got, zk)
 	}

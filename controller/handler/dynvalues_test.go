@@ -74,7 +74,7 @@ func TestDynValuesRefusedBeforeAuthorization(t *testing.T) {
 			"log.preallocate", "Expected value to be either true or false")},
 		{"", []string{"log.flush.interval.ms", "-1", "log.retention.ms", "-5", "num.replica.fetchers", "0",
 			"log.cleanup.policy", "", "log.cleaner.io.max.bytes.per.second", "1e400", "metric.reporters", "a.B, c.D"}, dvDenied},
-		{"3000", []string{"principal.builder.class", "org.example.Builder", "sasl.kerberos.service.name", " "}, dvDenied},
+		{"3000", []string{"principal.builder.class", "org.example.Builder", "sasl.kerberos.kinit.cmd", " "}, dvDenied},
 	} {
 		want := []string{"4/" + tc.name + ":" + tc.want}
 		legacy, incremental := dbBoth(f, tc.name, tc.kv...)

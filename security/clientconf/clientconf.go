@@ -125,12 +125,15 @@ func adminCredentials(get func(string) string, mech, jaas string) (cred sasl.Cli
 // kerberosCredentials are GSSAPI's: the Krb5LoginModule of
 // sasl.jaas.config and the brokers' service name.
 func kerberosCredentials(get func(string) string, jaas string) (sasl.ClientCredentials, error) {
-	entries, err := sasl.ParseJAAS(jaas)
-	if err != nil {
-		return sasl.ClientCredentials{}, fmt.Errorf("sasl.jaas.config: %w", err)
+	var entries []sasl.JAASEntry
+	if jaas != "" {
+		var err error
+		if entries, err = sasl.ParseJAAS(jaas); err != nil {
+			return sasl.ClientCredentials{}, err // it names sasl.jaas.config
+		}
 	}
 	i := slices.IndexFunc(entries, func(e sasl.JAASEntry) bool { return sasl.IsKrb5LoginModule(e.Module) })
-	if jaas == "" || i < 0 {
+	if i < 0 {
 		return sasl.ClientCredentials{}, fmt.Errorf("SASL GSSAPI (sasl.mechanism, Kafka's default) needs sasl.jaas.config with %s "+
 			"(useKeyTab=true with keyTab and principal, or useTicketCache=true)", sasl.Krb5LoginModule)
 	}

@@ -156,8 +156,10 @@ func TestCommandConfigSecurity(t *testing.T) {
 			msg   string
 		}{
 			{[]string{"security.protocol=SASL_SSL", "sasl.mechanism=GSSAPI", `sasl.jaas.config=x required username="a" password="b";`},
-				`SASL mechanism "GSSAPI" is not supported`},
-			{[]string{"security.protocol=SASL_PLAINTEXT"}, "sasl.mechanism is not set"},
+				"GSSAPI (sasl.mechanism, Kafka's default) needs sasl.jaas.config with com.sun.security.auth.module.Krb5LoginModule"},
+			{[]string{"security.protocol=SASL_PLAINTEXT"}, "GSSAPI (sasl.mechanism, Kafka's default) needs sasl.jaas.config"},
+			{[]string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=GSSAPI", "sasl.jaas.config=" +
+				"com.sun.security.auth.module.Krb5LoginModule required useTicketCache=true;"}, "needs sasl.kerberos.service.name"},
 			{[]string{"security.protocol=SASL_PLAINTEXT", "sasl.mechanism=PLAIN"}, "needs sasl.jaas.config"},
 			{[]string{"security.protocol=SSL", "ssl.truststore.type=BCFKS", "ssl.truststore.location=/nonexistent"}, "ssl.truststore.type"},
 			{[]string{"security.protocol=TLS"}, `security.protocol "TLS"`},

@@ -7,7 +7,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jcmturner/gofork/encoding/asn1"
@@ -202,7 +201,8 @@ func (s *gssapiServer) offer() ([]byte, error) {
 }
 
 // finish checks the client's wrapped choice: no security layer, and no
-// authorization id but its own principal.
+// authorization id but its own principal (Java's clients send it, and
+// Kafka authorizes no other).
 func (s *gssapiServer) finish(token []byte) error {
 	var wt gssapi.WrapToken
 	if err := wt.Unmarshal(token, false); err != nil {
@@ -217,7 +217,7 @@ func (s *gssapiServer) finish(token []byte) error {
 	if len(wt.Payload) < 4 || wt.Payload[0] != noSecurityLayer {
 		return refuse("GSSAPI: the client chose security layer %x; only none is offered", wt.Payload)
 	}
-	if authz := string(wt.Payload[4:]); authz != "" && authz != s.client && !strings.EqualFold(authz, s.short) {
+	if authz := string(wt.Payload[4:]); authz != "" && authz != s.client {
 		return refuse("GSSAPI: %s may not act as %q", s.client, authz)
 	}
 	return nil

@@ -141,7 +141,7 @@ func (l *KerberosLogin) Close() {
 }
 
 // Krb5LoginModule is Java's Kerberos login module, which JAAS entries
-// name for a Kerberos login (IBM's JVMs have their own of the same name).
+// name for a Kerberos login; IBM's JVMs have their own, IBMKrb5LoginModule.
 const (
 	Krb5LoginModule    = "com.sun.security.auth.module.Krb5LoginModule"
 	IBMKrb5LoginModule = "com.ibm.security.auth.module.Krb5LoginModule"

@@ -59,7 +59,10 @@ func NewGSSAPIAcceptor(o KerberosOptions) (*GSSAPIAcceptor, error) {
 		return nil, fmt.Errorf("kerberos: keytab %s has no key for %s@%s", o.Keytab, name, realm)
 	}
 	return &GSSAPIAcceptor{
-		settings:     service.NewSettings(kt, service.MaxClockSkew(maxClockSkew), service.DecodePAC(false)),
+		// Only the listener's principal, as Java's acceptor takes only
+		// the principal its login names, whatever else the keytab holds.
+		settings: service.NewSettings(kt, service.MaxClockSkew(maxClockSkew), service.DecodePAC(false),
+			service.KeytabPrincipal(name)),
 		defaultRealm: cfg.LibDefaults.DefaultRealm,
 	}, nil
 }

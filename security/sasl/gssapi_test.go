@@ -3,6 +3,8 @@ package sasl
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -424,4 +426,49 @@ func FuzzGSSAPIAcceptor(f *testing.F) {
 		}
 		_, _, _ = srv.Step(ctx, token)
 	})
+}
+
+// TestGSSAPIAcceptorTakesItsPrincipalOnly: with a keytab that holds two
+// services' keys, the acceptor made for one refuses tickets for the other.
+func TestGSSAPIAcceptorTakesItsPrincipalOnly(t *testing.T) {
+	dir := t.TempDir()
+	kt := keytab.New()
+	for _, p := range []string{"zookeeper/zk1", "kafka/broker1"} {
+		if err := kt.AddEntry(p, testRealm, p+"-secret", time.Now(), 1, etypeID.AES256_CTS_HMAC_SHA1_96); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := kt.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ktPath, confPath := filepath.Join(dir, "two.keytab"), filepath.Join(dir, "krb5.conf")
+	if err := os.WriteFile(ktPath, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(confPath, []byte("[libdefaults]\n  default_realm = "+testRealm+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	acc, err := NewGSSAPIAcceptor(KerberosOptions{Krb5Conf: confPath, Keytab: ktPath, Principal: "kafka/broker1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tickets := fakeTickets{kt: kt}
+	for _, tc := range []struct {
+		service string
+		ok      bool
+	}{{"kafka/broker1", true}, {"zookeeper/zk1", false}} {
+		tok, err := (&GSSAPIClient{Tickets: tickets, Service: tc.service}).Start()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = acc.Start().Step(context.Background(), tok)
+		if (err == nil) != tc.ok {
+			t.Errorf("a ticket for %s: %v, want accepted %v", tc.service, err, tc.ok)
+		}
+	}
+	if _, err := NewGSSAPIAcceptor(KerberosOptions{Krb5Conf: confPath, Keytab: ktPath, Principal: "kafka/other"}); err == nil ||
+		!strings.Contains(err.Error(), "has no key for kafka/other@"+testRealm) {
+		t.Errorf("a principal the keytab lacks: %v", err)
+	}
 }
